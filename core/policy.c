@@ -1,0 +1,378 @@
+#include "policy.h"
+
+#include <string.h>
+
+#include "glob.h"
+
+/* --- matching ------------------------------------------------------------ */
+
+/* "/proc/self" rules name the calling process's own /proc/<pid> tree. */
+static bool procself_match(const struct sbp_rule *r, const char *pat, const struct sbp_query *q)
+{
+	const char *rest = pat + r->len; /* anything after "/proc/self" */
+	char num[16];
+	int n = 0;
+
+	if (q->pid <= 0 || strncmp(q->path, "/proc/", 6) != 0)
+		return false;
+	for (int pid = q->pid; pid > 0 && n < 15; pid /= 10)
+		num[n++] = (char)('0' + pid % 10);
+	const char *s = q->path + 6;
+	while (n > 0)
+		if (*s++ != num[--n])
+			return false;
+	(void)rest;
+	return *s == '\0' || *s == '/';
+}
+
+static bool rule_match(const struct sbp_policy *p, const struct sbp_rule *r,
+		       const struct sbp_query *q)
+{
+	const char *pat = sbp_str(p, r->pat);
+
+	if (r->flags & SBP_RF_PROCSELF)
+		return procself_match(r, pat, q);
+	if (!(r->flags & SBP_RF_GLOB))
+		return sbp_tree_match(pat, r->len, q->path, q->len);
+	/* Cheap reject on the literal prefix before the real match. */
+	if (r->lit > 1 && (q->len < r->lit || memcmp(pat, q->path, r->lit) != 0))
+		return false;
+	return sbp_glob_match(pat, q->path);
+}
+
+/* A literal rule lies strictly beneath PATH: moving or removing PATH would
+ * carry the protected entry along. */
+static bool rule_beneath(const struct sbp_policy *p, const struct sbp_rule *r,
+			 const struct sbp_query *q)
+{
+	const char *pat = sbp_str(p, r->pat);
+	size_t n = r->lit;
+
+	if (q->len == 1)
+		return true;
+	return n > q->len && memcmp(pat, q->path, q->len) == 0 && pat[q->len] == '/';
+}
+
+static void verdict(const struct sbp_policy *p, struct sbp_verdict *v, enum sbp_reason why,
+		    const struct sbp_rule *r)
+{
+	v->violation = why != SBP_ALLOWED && why != SBP_ALLOWED_NO_POLICY;
+	v->allow = !v->violation || p->mode == SBP_MODE_AUDIT;
+	v->reason = why;
+	v->rule = r;
+}
+
+void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sbp_verdict *v)
+{
+	const struct sbp_rule *best = NULL, *deny_write = NULL;
+	bool write = q->op == SBP_OP_WRITE;
+
+	if (!p || p->mode == SBP_MODE_OFF) {
+		v->allow = true;
+		v->violation = false;
+		v->reason = SBP_ALLOWED_NO_POLICY;
+		v->rule = NULL;
+		return;
+	}
+	for (uint32_t i = 0; i < p->nrules; i++) {
+		const struct sbp_rule *r = &p->rules[i];
+
+		if (r->kind == SBP_RULE_READ && write)
+			continue;
+		if (q->subtree && write && (r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE) &&
+		    rule_beneath(p, r, q))
+			return verdict(p, v, SBP_CONTAINS_PROTECTED, r);
+		if (!rule_match(p, r, q))
+			continue;
+		switch (r->kind) {
+		case SBP_RULE_DENY:
+			return verdict(p, v, SBP_DENY_RULE, r);
+		case SBP_RULE_DENY_WRITE:
+			if (write && !deny_write)
+				deny_write = r;
+			break;
+		default:
+			/* Among allow-lists and named roots the most specific wins. */
+			if (!best || r->len > best->len)
+				best = r;
+		}
+	}
+	if (write) {
+		if (deny_write)
+			return verdict(p, v, SBP_DENY_WRITE_RULE, deny_write);
+		if (q->len == 1 || memchr(q->path + 1, '/', q->len - 1) == NULL)
+			return verdict(p, v, SBP_FS_ROOT, NULL);
+		if (!best)
+			return verdict(p, v, SBP_OUTSIDE_WRITE, NULL);
+		if (best->kind == SBP_RULE_ROOT && best->root_mode == SBP_ROOT_NONE)
+			return verdict(p, v, SBP_IN_ROOT_NONE, best);
+		if (best->kind == SBP_RULE_ROOT && best->root_mode == SBP_ROOT_RO)
+			return verdict(p, v, SBP_IN_ROOT_READONLY, best);
+		return verdict(p, v, SBP_ALLOWED, best);
+	}
+	if (best && best->kind == SBP_RULE_ROOT && best->root_mode == SBP_ROOT_NONE)
+		return verdict(p, v, SBP_IN_ROOT_NONE, best);
+	if (p->read_restricted && !best)
+		return verdict(p, v, SBP_OUTSIDE_READ, NULL);
+	return verdict(p, v, SBP_ALLOWED, best);
+}
+
+bool sbp_policy_valid(const void *blob, size_t size)
+{
+	const struct sbp_policy *p = blob;
+
+	if (size < sizeof(*p) || p->magic != SBP_POLICY_MAGIC || p->version != SBP_POLICY_VERSION ||
+	    p->size != size || p->mode > SBP_MODE_OFF)
+		return false;
+	if (p->nrules > (size - sizeof(*p)) / sizeof(struct sbp_rule))
+		return false;
+	size_t pool = sizeof(*p) + (size_t)p->nrules * sizeof(struct sbp_rule);
+	if (p->pool != pool || pool >= size || ((const char *)blob)[size - 1] != '\0')
+		return false;
+	size_t plen = size - pool;
+	uint32_t offs[] = {p->workspace, p->log, p->log_socket};
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+		if (offs[i] >= plen)
+			return false;
+	for (uint32_t i = 0; i < p->nrules; i++) {
+		const struct sbp_rule *r = &p->rules[i];
+		if (r->pat == 0 || r->pat >= plen || r->src >= plen || r->name >= plen ||
+		    r->kind > SBP_RULE_ROOT || r->root_mode > SBP_ROOT_NONE)
+			return false;
+		if (r->len != strlen(sbp_str(p, r->pat)) || r->lit > r->len)
+			return false;
+	}
+	return true;
+}
+
+/* --- messages ------------------------------------------------------------ */
+
+const char *sbp_op_name(enum sbp_op op)
+{
+	switch (op) {
+	case SBP_OP_READ:
+		return "read";
+	case SBP_OP_WRITE:
+		return "write";
+	case SBP_OP_EXEC:
+		return "exec";
+	}
+	return "?";
+}
+
+const char *sbp_reason_text(enum sbp_reason r)
+{
+	switch (r) {
+	case SBP_ALLOWED:
+		return "allowed";
+	case SBP_ALLOWED_NO_POLICY:
+		return "no policy in force";
+	case SBP_DENY_RULE:
+		return "matches deny rule";
+	case SBP_DENY_WRITE_RULE:
+		return "matches deny_write rule";
+	case SBP_IN_ROOT_READONLY:
+		return "read-only root";
+	case SBP_IN_ROOT_NONE:
+		return "root with mode none";
+	case SBP_FS_ROOT:
+		return "the filesystem root is never writable";
+	case SBP_OUTSIDE_WRITE:
+		return "outside the writable paths";
+	case SBP_OUTSIDE_READ:
+		return "outside the readable paths";
+	case SBP_CONTAINS_PROTECTED:
+		return "it contains a protected path";
+	case SBP_UNRESOLVED:
+		return "its real path cannot be determined";
+	}
+	return "?";
+}
+
+void sbp_buf_addn(struct sbp_buf *b, const char *s, size_t n)
+{
+	if (b->size == 0)
+		return;
+	size_t room = b->size - 1 - b->len;
+	if (n > room)
+		n = room;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sbp_buf_add(struct sbp_buf *b, const char *s)
+{
+	sbp_buf_addn(b, s, strlen(s));
+}
+
+void sbp_buf_num(struct sbp_buf *b, long long n)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+	unsigned long long u = n < 0 ? -(unsigned long long)n : (unsigned long long)n;
+
+	do
+		tmp[--i] = (char)('0' + u % 10);
+	while ((u /= 10) && i > 1);
+	if (n < 0)
+		tmp[--i] = '-';
+	sbp_buf_addn(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void sbp_buf_json(struct sbp_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	sbp_buf_add(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			sbp_buf_addn(b, e, 2);
+		} else if (c < 0x20 || c == 0x7f) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			sbp_buf_addn(b, e, 6);
+		} else {
+			sbp_buf_addn(b, s, 1);
+		}
+	}
+	sbp_buf_add(b, "\"");
+}
+
+/* Quote a path for a one-line message: control characters would let a
+ * hostile file name forge extra lines, so they are shown as '?'. */
+static void add_quoted(struct sbp_buf *b, const char *s)
+{
+	sbp_buf_add(b, "'");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		sbp_buf_addn(b, c < 0x20 || c == 0x7f ? "?" : s, 1);
+	}
+	sbp_buf_add(b, "'");
+}
+
+/* "(writable: a, b)" — the allow-list that applies to OP. */
+static void add_allowed(struct sbp_buf *b, const struct sbp_policy *p, enum sbp_op op)
+{
+	bool write = op == SBP_OP_WRITE;
+	int n = 0;
+
+	if (!write && !p->read_restricted)
+		return;
+	sbp_buf_add(b, write ? " (writable: " : " (readable: ");
+	for (uint32_t i = 0; i < p->nrules; i++) {
+		const struct sbp_rule *r = &p->rules[i];
+		bool w = r->kind == SBP_RULE_WRITE || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RW);
+		bool rd = w || r->kind == SBP_RULE_READ || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RO);
+		if ((r->flags & SBP_RF_IMPLICIT) || !(write ? w : rd))
+			continue;
+		if (n++)
+			sbp_buf_add(b, ", ");
+		sbp_buf_add(b, sbp_str(p, r->pat));
+	}
+	if (!n)
+		sbp_buf_add(b, "none");
+	if (!write)
+		sbp_buf_add(b, n ? ", and what programs need to run" : " only what programs need to run");
+	sbp_buf_add(b, ")");
+}
+
+static void add_reason(struct sbp_buf *b, const struct sbp_policy *p, const struct sbp_query *q,
+		       const struct sbp_verdict *v)
+{
+	const struct sbp_rule *r = v->rule;
+
+	switch (v->reason) {
+	case SBP_DENY_RULE:
+	case SBP_DENY_WRITE_RULE:
+		sbp_buf_add(b, v->reason == SBP_DENY_RULE ? "matches deny rule " : "matches deny_write rule ");
+		add_quoted(b, sbp_str(p, r->src));
+		break;
+	case SBP_CONTAINS_PROTECTED:
+		sbp_buf_add(b, "it contains ");
+		add_quoted(b, sbp_str(p, r->src));
+		sbp_buf_add(b, ", which is protected");
+		break;
+	case SBP_IN_ROOT_READONLY:
+	case SBP_IN_ROOT_NONE:
+		sbp_buf_add(b, "root ");
+		add_quoted(b, sbp_str(p, r->name));
+		sbp_buf_add(b, v->reason == SBP_IN_ROOT_NONE ? " is neither readable nor writable" : " is read-only");
+		break;
+	case SBP_OUTSIDE_WRITE:
+	case SBP_OUTSIDE_READ:
+		sbp_buf_add(b, sbp_reason_text(v->reason));
+		add_allowed(b, p, q->op);
+		break;
+	default:
+		sbp_buf_add(b, sbp_reason_text(v->reason));
+	}
+}
+
+size_t sbp_format_denial(char *buf, size_t size, const struct sbp_policy *p,
+			 const struct sbp_query *q, const struct sbp_verdict *v,
+			 const char *given, const char *resolved)
+{
+	struct sbp_buf b = {buf, size, 0};
+
+	if (size)
+		buf[0] = '\0';
+	sbp_buf_add(&b, "sbpreload: ");
+	sbp_buf_add(&b, p->mode == SBP_MODE_AUDIT ? "would deny " : "denied ");
+	sbp_buf_add(&b, sbp_op_name(q->op));
+	sbp_buf_add(&b, " ");
+	add_quoted(&b, given);
+	if (resolved && strcmp(resolved, given) != 0) {
+		sbp_buf_add(&b, " (resolved ");
+		add_quoted(&b, resolved);
+		sbp_buf_add(&b, ")");
+	}
+	sbp_buf_add(&b, ": ");
+	add_reason(&b, p, q, v);
+	return b.len;
+}
+
+size_t sbp_format_record(char *buf, size_t size, const struct sbp_policy *p,
+			 const struct sbp_query *q, const struct sbp_verdict *v,
+			 const char *call, const char *given, const char *resolved,
+			 long long ts_ms, int pid, const char *exe)
+{
+	struct sbp_buf b = {buf, size, 0};
+	char reason[1024];
+	struct sbp_buf rb = {reason, sizeof(reason), 0};
+
+	if (size)
+		buf[0] = '\0';
+	reason[0] = '\0';
+	add_reason(&rb, p, q, v);
+	sbp_buf_add(&b, "{\"ts\":");
+	sbp_buf_num(&b, ts_ms / 1000);
+	sbp_buf_add(&b, ".");
+	char ms[4] = {(char)('0' + ts_ms % 1000 / 100), (char)('0' + ts_ms % 100 / 10),
+		      (char)('0' + ts_ms % 10), 0};
+	sbp_buf_add(&b, ms);
+	sbp_buf_add(&b, ",\"pid\":");
+	sbp_buf_num(&b, pid);
+	sbp_buf_add(&b, ",\"exe\":");
+	sbp_buf_json(&b, exe ? exe : "");
+	sbp_buf_add(&b, ",\"op\":");
+	sbp_buf_json(&b, sbp_op_name(q->op));
+	sbp_buf_add(&b, ",\"call\":");
+	sbp_buf_json(&b, call);
+	sbp_buf_add(&b, ",\"target\":");
+	sbp_buf_json(&b, given);
+	sbp_buf_add(&b, ",\"resolved\":");
+	sbp_buf_json(&b, resolved ? resolved : given);
+	sbp_buf_add(&b, ",\"decision\":");
+	sbp_buf_json(&b, p->mode == SBP_MODE_AUDIT ? "audit" : "deny");
+	sbp_buf_add(&b, ",\"reason\":");
+	sbp_buf_json(&b, reason);
+	sbp_buf_add(&b, ",\"rule\":");
+	if (v->rule)
+		sbp_buf_json(&b, sbp_str(p, v->rule->src));
+	else
+		sbp_buf_add(&b, "null");
+	sbp_buf_add(&b, "}");
+	return b.len;
+}

@@ -1,0 +1,131 @@
+/* The compiled policy: one flat, pointer-free blob (versioned header, rules,
+ * string pool) that the launcher builds once and every shim maps as is.
+ *
+ * sbp_decide() is the whole decision: pure, no allocation, no locks, no
+ * syscalls, async-signal-safe. */
+#ifndef SBP_POLICY_H
+#define SBP_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SBP_POLICY_MAGIC 0x31504253u /* "SBP1" */
+#define SBP_POLICY_VERSION 1u
+
+enum sbp_mode { SBP_MODE_ENFORCE, SBP_MODE_AUDIT, SBP_MODE_OFF };
+
+enum sbp_op { SBP_OP_READ, SBP_OP_WRITE, SBP_OP_EXEC };
+
+enum sbp_rule_kind {
+	SBP_RULE_DENY,       /* neither readable nor writable */
+	SBP_RULE_DENY_WRITE, /* readable, not writable */
+	SBP_RULE_READ,       /* readable tree */
+	SBP_RULE_WRITE,      /* writable (and readable) tree */
+	SBP_RULE_ROOT,       /* [path:NAME]: mode in rule.root_mode */
+};
+
+enum sbp_root_mode { SBP_ROOT_RW, SBP_ROOT_RO, SBP_ROOT_NONE };
+
+enum sbp_rule_flags {
+	SBP_RF_GLOB = 1,     /* pattern has metacharacters */
+	SBP_RF_IMPLICIT = 2, /* added by sbpreload itself, not by the config */
+	SBP_RF_PROCSELF = 4, /* "/proc/self": matches /proc/<pid of the caller> */
+};
+
+struct sbp_rule {
+	uint8_t kind;
+	uint8_t flags;
+	uint8_t root_mode;
+	uint8_t pad;
+	uint32_t pat;  /* pool offset: absolute pattern */
+	uint32_t len;  /* its length */
+	uint32_t lit;  /* length of its literal prefix */
+	uint32_t src;  /* pool offset: the rule as written */
+	uint32_t name; /* pool offset: root name ([path:NAME]) or 0 */
+};
+
+struct sbp_policy {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t size; /* of the whole blob */
+	uint8_t mode;
+	uint8_t quiet;
+	uint8_t read_restricted;
+	uint8_t pad;
+	uint32_t nrules;
+	uint32_t workspace; /* pool offsets; 0 = none */
+	uint32_t log;
+	uint32_t log_socket; /* abstract unix socket name of the launcher */
+	uint32_t pool;       /* offset of the pool from the blob start */
+	struct sbp_rule rules[];
+};
+
+static inline const char *sbp_str(const struct sbp_policy *p, uint32_t off)
+{
+	return off ? (const char *)p + p->pool + off : "";
+}
+
+/* Why a decision came out as it did. */
+enum sbp_reason {
+	SBP_ALLOWED,
+	SBP_ALLOWED_NO_POLICY,
+	SBP_DENY_RULE,
+	SBP_DENY_WRITE_RULE,
+	SBP_IN_ROOT_READONLY,
+	SBP_IN_ROOT_NONE,
+	SBP_FS_ROOT,
+	SBP_OUTSIDE_WRITE,
+	SBP_OUTSIDE_READ,
+	SBP_CONTAINS_PROTECTED,
+	SBP_UNRESOLVED,
+};
+
+struct sbp_verdict {
+	bool allow;              /* what the caller should do (audit: true) */
+	bool violation;          /* the policy says no (also in audit mode) */
+	enum sbp_reason reason;
+	const struct sbp_rule *rule; /* the rule that decided, if any */
+};
+
+struct sbp_query {
+	enum sbp_op op;
+	const char *path; /* absolute, normalised */
+	size_t len;
+	int pid;          /* for /proc/self rules; 0 = unknown */
+	bool subtree;     /* the op moves or removes PATH with all it holds */
+};
+
+void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sbp_verdict *v);
+
+/* Validate a blob received from elsewhere (size, magic, offsets). */
+bool sbp_policy_valid(const void *blob, size_t size);
+
+const char *sbp_op_name(enum sbp_op op);
+const char *sbp_reason_text(enum sbp_reason r);
+
+/* The one-line message (no trailing newline) for a refusal, into BUF.
+ * CALL is the libc function, GIVEN the path as the program gave it,
+ * RESOLVED the path it was judged on.  Returns the length (truncated to
+ * fit).  Pure: usable inside hooks. */
+size_t sbp_format_denial(char *buf, size_t size, const struct sbp_policy *p,
+			 const struct sbp_query *q, const struct sbp_verdict *v,
+			 const char *given, const char *resolved);
+
+/* One JSON object (no trailing newline) with the same facts. */
+size_t sbp_format_record(char *buf, size_t size, const struct sbp_policy *p,
+			 const struct sbp_query *q, const struct sbp_verdict *v,
+			 const char *call, const char *given, const char *resolved,
+			 long long ts_ms, int pid, const char *exe);
+
+/* Small, allocation-free string builder used by the formatters. */
+struct sbp_buf {
+	char *s;
+	size_t size, len;
+};
+void sbp_buf_add(struct sbp_buf *b, const char *s);
+void sbp_buf_addn(struct sbp_buf *b, const char *s, size_t n);
+void sbp_buf_num(struct sbp_buf *b, long long n);
+void sbp_buf_json(struct sbp_buf *b, const char *s); /* quoted, escaped */
+
+#endif
