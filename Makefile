@@ -73,7 +73,7 @@ $(B)/core/%.pic.o: core/%.c core/*.h | $(B)/.dir
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $$(pkg-config --cflags inih) -c $< -o $@
 
 $(B)/shim/%.o: shim/%.c shim/*.h shim/hooks.def core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -fno-stack-protector -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -fno-stack-protector -fno-delete-null-pointer-checks -Wno-nonnull-compare -c $< -o $@
 
 $(B)/launcher/%.o: launcher/%.c launcher/*.h core/*.h | $(B)/.dir
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih libseccomp) -c $< -o $@

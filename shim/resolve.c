@@ -1,0 +1,460 @@
+/* Turning a path argument into the path the call will really touch, and
+ * judging it.
+ *
+ * Fast path: the lexical path (cwd or dirfd + path, normalised) is exact when
+ * nothing on the way is a symlink.  The kernel tells us that for free:
+ * openat2(RESOLVE_NO_SYMLINKS) fails with ELOOP instead of following one.  So
+ * an allowed open costs one openat2 instead of one openat, and other calls
+ * act on a parent descriptor opened the same way.
+ *
+ * Slow path (a symlink, "..", a magic /proc link, or a lexical refusal): open
+ * the parent directory as the kernel resolves it, ask the kernel for its real
+ * path, follow a final symlink by hand, judge the real path (and the path as
+ * written against deny rules), then act through the descriptor, so a symlink
+ * swapped in after the check cannot redirect the call. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "path.h"
+#include "shim.h"
+
+#define MAX_SYMLINKS 40
+
+/* openat(2) adds O_LARGEFILE on 64-bit kernels by itself; openat2(2) does
+ * not, and without it a file over 2 GiB fails with EOVERFLOW. */
+#if defined(__aarch64__) || defined(__arm__)
+#define SBP_O_LARGEFILE 0400000
+#else
+#define SBP_O_LARGEFILE 0100000
+#endif
+
+static bool no_openat2; /* kernel older than 5.6 */
+
+int sbp_sys_openat(int dirfd, const char *path, int flags, unsigned mode)
+{
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+int sbp_sys_close(int fd)
+{
+	int e = errno;
+	int r = (int)syscall(SYS_close, fd);
+	errno = e;
+	return r;
+}
+
+static int sys_openat2(int dirfd, const char *path, int flags, unsigned mode, unsigned long resolve)
+{
+	struct open_how how = {
+		.flags = (unsigned)flags | ((flags & O_PATH) ? 0 : SBP_O_LARGEFILE),
+		.mode = SBP_NEEDS_MODE(flags) ? (mode & 07777) : 0,
+		.resolve = resolve,
+	};
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+static void fmt_fd(char *buf, const char *prefix, int fd)
+{
+	char num[12];
+	int n = 0;
+	size_t pl = strlen(prefix);
+
+	memcpy(buf, prefix, pl);
+	do
+		num[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (n)
+		buf[pl++] = num[--n];
+	buf[pl] = '\0';
+}
+
+/* The kernel's path for descriptor FD: "/..." for files and directories,
+ * "pipe:[N]" and the like for anonymous objects. */
+static int fd_path(int fd, char *buf, size_t size)
+{
+	char link[32];
+
+	fmt_fd(link, "/proc/self/fd/", fd);
+	long n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, size - 1);
+	if (n < 0 || (size_t)n >= size - 1)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int dir_path(int dirfd, char *buf, size_t size)
+{
+	if (dirfd != AT_FDCWD)
+		return fd_path(dirfd, buf, size);
+	long n = syscall(SYS_getcwd, buf, size);
+	/* "(unreachable)/..." when the cwd lies outside our root. */
+	return n > 0 && buf[0] == '/' ? 0 : -1;
+}
+
+static int lexical(int dirfd, const char *path, char *out, unsigned *flags)
+{
+	char base[PATH_MAX];
+
+	if (path[0] != '/' && dir_path(dirfd, base, sizeof(base)) < 0)
+		return -1;
+	return sbp_path_normalize(path[0] == '/' ? NULL : base, path, out, PATH_MAX, flags) < 0 ? -1 : 0;
+}
+
+static bool active(void)
+{
+	if (__builtin_expect(!sbp_pol, 0))
+		sbp_init();
+	return sbp_pol && sbp_pol->mode != SBP_MODE_OFF;
+}
+
+static void query(struct sbp_query *q, enum sbp_op op, const char *path, unsigned how)
+{
+	q->op = op;
+	q->path = path;
+	q->len = strlen(path);
+	q->pid = strncmp(path, "/proc/", 6) == 0 ? (int)syscall(SYS_getpid) : 0;
+	q->subtree = how & SBP_SUBTREE;
+}
+
+static bool is_rule_denial(enum sbp_reason r)
+{
+	return r == SBP_DENY_RULE || r == SBP_DENY_WRITE_RULE || r == SBP_CONTAINS_PROTECTED;
+}
+
+/* Judge the real path ABS; LEX (the path as written, made absolute) is
+ * held to the deny rules too.  0 = go ahead, -1 = refused (EACCES). */
+static int judge(const char *call, enum sbp_op op, unsigned how, const char *given, const char *abs,
+		 const char *lex)
+{
+	struct sbp_query q;
+	struct sbp_verdict v;
+
+	if (abs[0] != '/')
+		return 0; /* pipe:[..], socket:[..], anon_inode:..: no path to judge */
+	query(&q, op, abs, how);
+	sbp_decide(sbp_pol, &q, &v);
+	if (!v.violation && lex && strcmp(lex, abs) != 0) {
+		struct sbp_query q2;
+		struct sbp_verdict v2;
+		query(&q2, op, lex, how);
+		sbp_decide(sbp_pol, &q2, &v2);
+		if (v2.violation && is_rule_denial(v2.reason))
+			q = q2, v = v2, abs = lex;
+	}
+	if (!v.violation)
+		return 0;
+	sbp_report(call, &q, &v, given, abs);
+	if (v.allow)
+		return 0;
+	errno = EACCES;
+	return -1;
+}
+
+static int unresolved(const char *call, enum sbp_op op, const char *given)
+{
+	struct sbp_query q = {op, given, strlen(given), 0, false};
+	struct sbp_verdict v = {sbp_pol->mode == SBP_MODE_AUDIT, true, SBP_UNRESOLVED, NULL};
+
+	sbp_report(call, &q, &v, given, NULL);
+	if (v.allow)
+		return 0;
+	errno = EACCES;
+	return -1;
+}
+
+/* Split PATH into the directory part (copied to DIR, "" for none) and the
+ * last component with its trailing slashes (returned, points into PATH). */
+static const char *split(const char *path, char *dir, size_t size)
+{
+	size_t len = strlen(path), end = len;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (start == 0) {
+		dir[0] = '\0';
+	} else {
+		size_t n = start;
+		if (n >= size)
+			n = size - 1;
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+	}
+	return path + start;
+}
+
+/* The last component without trailing slashes, into OUT. */
+static void last_name(const char *last, char *out, size_t size)
+{
+	size_t n = strcspn(last, "/");
+	if (n >= size)
+		n = size - 1;
+	memcpy(out, last, n);
+	out[n] = '\0';
+}
+
+static bool dot_or_dotdot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
+void sbp_target_done(struct sbp_target *t)
+{
+	if (t->own_fd >= 0)
+		sbp_sys_close(t->own_fd);
+	t->own_fd = -1;
+}
+
+/* Open DIR (relative to DIRFD; "" = DIRFD itself) as the parent to act in. */
+static int open_parent(int dirfd, const char *dir, unsigned long resolve)
+{
+	if (!dir[0])
+		return dirfd;
+	if (resolve)
+		return sys_openat2(dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	return sbp_sys_openat(dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+}
+
+static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+		struct sbp_target *t, const char *lex)
+{
+	char cur[PATH_MAX], dir[PATH_MAX], parent[PATH_MAX], name[NAME_MAX + 1];
+	int base = dirfd, hops = 0;
+	bool follow = how & SBP_FOLLOW;
+
+	if (strlen(path) >= sizeof(cur)) {
+		errno = ENAMETOOLONG;
+		return SBP_CHECK_FAIL;
+	}
+	strcpy(cur, path);
+	for (;;) {
+		const char *last = split(cur, dir, sizeof(dir));
+		int pfd = open_parent(base, dir, 0);
+		if (base != dirfd && base != pfd)
+			sbp_sys_close(base);
+		if (dir[0] && pfd < 0)
+			return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EBADF, ELOOP: the kernel's answer */
+		t->own_fd = pfd != dirfd ? pfd : -1;
+		base = pfd;
+		if (dir_path(pfd, parent, sizeof(parent)) < 0 || parent[0] != '/') {
+			sbp_target_done(t);
+			return unresolved(call, op, path) < 0 ? SBP_CHECK_FAIL : SBP_CHECK_PASS;
+		}
+		last_name(last, name, sizeof(name));
+		bool trailing = last[strlen(name)] == '/';
+		if ((follow || trailing) && name[0] && !dot_or_dotdot(name)) {
+			if (strncmp(parent, "/proc/", 6) == 0) {
+				/* Magic links (/proc/self/fd/N, .../cwd, .../root)
+				 * are not text: let the kernel follow them, then
+				 * act through what it opened. */
+				int fd = sbp_sys_openat(pfd, last, O_PATH | O_CLOEXEC, 0);
+				if (fd >= 0) {
+					sbp_target_done(t);
+					t->own_fd = fd;
+					t->via_proc = true;
+					fmt_fd(t->buf, "/proc/self/fd/", fd);
+					t->dirfd = AT_FDCWD;
+					t->name = t->buf;
+					if (fd_path(fd, t->abs, sizeof(t->abs)) < 0) {
+						sbp_target_done(t);
+						return unresolved(call, op, path) < 0 ? SBP_CHECK_FAIL : SBP_CHECK_PASS;
+					}
+					t->anon = t->abs[0] != '/';
+					if (judge(call, op, how, path, t->abs, lex) < 0) {
+						sbp_target_done(t);
+						return SBP_CHECK_FAIL;
+					}
+					return SBP_CHECK_ALLOW;
+				}
+			}
+			char target[PATH_MAX];
+			long n = syscall(SYS_readlinkat, pfd, name, target, sizeof(target) - 1);
+			if (n >= 0) {
+				if (++hops > MAX_SYMLINKS || (size_t)n >= sizeof(target) - 1) {
+					sbp_target_done(t);
+					errno = n < 0 ? ENAMETOOLONG : ELOOP;
+					return SBP_CHECK_FAIL;
+				}
+				target[n] = '\0';
+				/* Keep a trailing slash of the original. */
+				if (trailing && n + 1 < (long)sizeof(target))
+					strcat(target, "/");
+				strcpy(cur, target);
+				t->own_fd = -1; /* BASE now holds it; closed next round */
+				follow = true;
+				continue;
+			}
+		}
+		long len = sbp_path_normalize(parent, name[0] ? name : ".", t->abs, sizeof(t->abs), &(unsigned){0});
+		if (len < 0) {
+			sbp_target_done(t);
+			errno = ENAMETOOLONG;
+			return SBP_CHECK_FAIL;
+		}
+		/* Act on NAME (with its trailing slashes) in the parent. */
+		size_t ln = strlen(last);
+		if (ln >= sizeof(t->buf)) {
+			sbp_target_done(t);
+			errno = ENAMETOOLONG;
+			return SBP_CHECK_FAIL;
+		}
+		memcpy(t->buf, ln ? last : ".", ln ? ln + 1 : 2);
+		t->dirfd = pfd;
+		t->name = t->buf;
+		t->followed = follow;
+		if (judge(call, op, how, path, t->abs, lex) < 0) {
+			sbp_target_done(t);
+			return SBP_CHECK_FAIL;
+		}
+		return SBP_CHECK_ALLOW;
+	}
+}
+
+static void target_init(struct sbp_target *t, int dirfd, const char *path)
+{
+	t->dirfd = dirfd;
+	t->name = path;
+	t->own_fd = -1;
+	t->anon = false;
+	t->via_proc = false;
+	t->followed = false;
+}
+
+/* Lexically allowed?  (Then the fast path may prove it exact.) */
+static bool lexically_allowed(enum sbp_op op, unsigned how, const char *lex)
+{
+	struct sbp_query q;
+	struct sbp_verdict v;
+
+	query(&q, op, lex, how);
+	sbp_decide(sbp_pol, &q, &v);
+	return !v.violation;
+}
+
+int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+	      struct sbp_target *t)
+{
+	char lex[PATH_MAX];
+	unsigned lf = 0;
+
+	target_init(t, dirfd, path);
+	if (!active() || !path || !path[0])
+		return SBP_CHECK_PASS; /* EFAULT / ENOENT come from the call itself */
+	int saved = errno;
+	bool have_lex = lexical(dirfd, path, lex, &lf) == 0;
+	if (have_lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, how, lex)) {
+		char dir[PATH_MAX];
+		const char *last = split(path, dir, sizeof(dir));
+		int pfd = open_parent(dirfd, dir, RESOLVE_NO_SYMLINKS);
+		if (dir[0] && pfd < 0) {
+			if (errno == ENOSYS)
+				no_openat2 = true;
+			else if (errno != ELOOP)
+				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES, EBADF */
+		} else {
+			t->own_fd = pfd != dirfd ? pfd : -1;
+			char name[NAME_MAX + 1], target[2];
+			last_name(last, name, sizeof(name));
+			/* A final symlink the call would follow: judge its target. */
+			bool link = (how & SBP_FOLLOW) && name[0] && !dot_or_dotdot(name) &&
+				    syscall(SYS_readlinkat, pfd, name, target, sizeof(target)) >= 0;
+			if (!link) {
+				memcpy(t->abs, lex, strlen(lex) + 1);
+				t->dirfd = pfd;
+				t->name = last[0] ? last : ".";
+				errno = saved;
+				return SBP_CHECK_ALLOW;
+			}
+			sbp_target_done(t);
+		}
+	}
+	int r = slow(call, op, dirfd, path, how, t, have_lex ? lex : NULL);
+	if (r != SBP_CHECK_FAIL)
+		errno = saved;
+	return r;
+}
+
+int sbp_check_fd(const char *call, enum sbp_op op, int fd)
+{
+	char path[PATH_MAX];
+
+	if (!active())
+		return 0;
+	int saved = errno;
+	if (fd_path(fd, path, sizeof(path)) < 0) {
+		char given[32];
+		if (fcntl(fd, F_GETFD) < 0)
+			return 0; /* EBADF comes from the call itself */
+		fmt_fd(given, "fd ", fd);
+		return unresolved(call, op, given);
+	}
+	int r = judge(call, op, 0, path, path, NULL);
+	if (r == 0)
+		errno = saved;
+	return r;
+}
+
+const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size)
+{
+	if (t->dirfd == AT_FDCWD || t->name[0] == '/')
+		return t->name;
+	char pre[48];
+	fmt_fd(pre, "/proc/self/fd/", t->dirfd);
+	size_t pl = strlen(pre), nl = strlen(t->name);
+	if (pl + 1 + nl >= size)
+		return t->name;
+	memcpy(buf, pre, pl);
+	buf[pl] = '/';
+	memcpy(buf + pl + 1, t->name, nl + 1);
+	return buf;
+}
+
+int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned mode)
+{
+	char lex[PATH_MAX];
+	unsigned lf = 0;
+
+	if (!active() || !path)
+		return sbp_sys_openat(dirfd, path, flags, mode);
+	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || SBP_NEEDS_MODE(flags);
+	enum sbp_op op = write ? SBP_OP_WRITE : SBP_OP_READ;
+	int saved = errno;
+	bool have_lex = path[0] && lexical(dirfd, path, lex, &lf) == 0;
+	if (have_lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, 0, lex)) {
+		int fd = sys_openat2(dirfd, path, flags, mode, RESOLVE_NO_SYMLINKS);
+		if (fd >= 0) {
+			errno = saved;
+			return fd;
+		}
+		if (errno == ENOSYS)
+			no_openat2 = true;
+		/* ELOOP: a symlink on the way.  EINVAL/E2BIG: openat2 is
+		 * stricter than openat about flags; let the slow path answer. */
+		if (errno != ELOOP && errno != ENOSYS && errno != EINVAL && errno != E2BIG && errno != EXDEV)
+			return -1;
+	}
+	if (!path[0])
+		return sbp_sys_openat(dirfd, path, flags, mode);
+	/* O_CREAT|O_EXCL never follows a final symlink (EEXIST). */
+	unsigned how = (flags & O_NOFOLLOW) || ((flags & O_CREAT) && (flags & O_EXCL)) ? 0 : SBP_FOLLOW;
+	struct sbp_target t;
+	target_init(&t, dirfd, path);
+	errno = saved;
+	int r = slow(call, op, dirfd, path, how, &t, have_lex ? lex : NULL);
+	if (r == SBP_CHECK_FAIL)
+		return -1;
+	errno = saved;
+	if (r == SBP_CHECK_PASS)
+		return sbp_sys_openat(dirfd, path, flags, mode);
+	/* The final component was judged as it is now: pin it. */
+	int extra = t.followed && !t.via_proc ? O_NOFOLLOW : 0;
+	int fd = sbp_sys_openat(t.dirfd, t.name, flags | extra, mode);
+	sbp_target_done(&t);
+	return fd;
+}

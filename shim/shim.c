@@ -1,0 +1,767 @@
+/* libsbpreload.so: start-up and the wrappers of the hook table.
+ *
+ * Each wrapper decodes its call into (operation, dirfd, path, how to judge
+ * it), lets sbp_check()/sbp_open() judge it, and then acts through the
+ * target the check returned. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+#include "config.h"
+#include "shim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The real functions, one pointer per table row. */
+#define HOOK(ret, name, params) static ret(*real_##name) params;
+#include "hooks.def"
+#undef HOOK
+
+/* Each wrapper's prototype must match libc's declaration. */
+#define HOOK(ret, name, params) extern ret name params;
+#include "hooks.def"
+#undef HOOK
+
+/* The registry the tests and the benchmark walk. */
+#define HOOK(ret, name, params) #name,
+EXPORT const char *const sbp_hooked_names[] = {
+#include "hooks.def"
+};
+#undef HOOK
+EXPORT const unsigned sbp_hooked_count = sizeof(sbp_hooked_names) / sizeof(sbp_hooked_names[0]);
+
+const struct sbp_policy *sbp_pol;
+char sbp_exe[PATH_MAX];
+static int init_state; /* 0 = not yet, 1 = running, 2 = done */
+
+static void resolve_real(void)
+{
+#define HOOK(ret, name, params) real_##name = (ret(*) params)dlsym(RTLD_NEXT, #name);
+#include "hooks.def"
+#undef HOOK
+}
+
+/* The shim cannot start: say why and stop, never run unconfined. */
+static __attribute__((noreturn)) void die(const char *what, const char *detail)
+{
+	char buf[1400];
+	struct sbp_buf b = {buf, sizeof(buf), 0};
+
+	sbp_buf_add(&b, "sbpreload: ");
+	sbp_buf_add(&b, what);
+	if (detail) {
+		sbp_buf_add(&b, ": ");
+		sbp_buf_add(&b, detail);
+	}
+	sbp_buf_add(&b, "\n");
+	syscall(SYS_write, 2, buf, b.len);
+	_exit(125);
+}
+
+/* Keep the policy in read-only memory of its own. */
+static const struct sbp_policy *seal(void *blob, size_t size)
+{
+	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return blob;
+	memcpy(m, blob, size);
+	mprotect(m, size, PROT_READ);
+	free(blob);
+	return m;
+}
+
+/* Running without the launcher: load the policy the way the launcher
+ * would, and hand it to our children through the environment so that the
+ * session compiles it once and says once that the kernel layer is absent. */
+static const struct sbp_policy *load_alone(void)
+{
+	struct sbp_config c;
+	struct sbp_compiled out;
+
+	sbp_config_init(&c);
+	if (sbp_config_load_string(&c, sbp_default_ini, "built-in default") < 0)
+		die(c.err, NULL);
+	const char *file = sbp_config_pick_file(NULL);
+	if (file && sbp_config_load_file(&c, file) < 0)
+		die(c.err, NULL);
+	if (sbp_config_load_env(&c, environ) < 0 || sbp_config_compile(&c, NULL, &out) < 0)
+		die(c.err, NULL);
+	sbp_config_free(&c);
+	char *enc = sbp_blob_encode(out.blob, out.size);
+	setenv("SBPRELOAD_POLICY", enc, 1);
+	free(enc);
+	free(out.workspace);
+	if (!out.blob->quiet && out.blob->mode != SBP_MODE_OFF) {
+		static const char note[] =
+			"sbpreload: shim loaded without the launcher: no kernel layer, so statically linked "
+			"programs and raw system calls are not confined\n";
+		syscall(SYS_write, 2, note, sizeof(note) - 1);
+	}
+	return seal(out.blob, out.size);
+}
+
+void sbp_init(void)
+{
+	int expected = 0;
+
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2)
+		return;
+	/* Re-entered from our own start-up (or raced by another thread
+	 * before the constructor ran): pass through until it is done. */
+	if (!__atomic_compare_exchange_n(&init_state, &expected, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	resolve_real();
+	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", sbp_exe, sizeof(sbp_exe) - 1);
+	sbp_exe[n > 0 ? n : 0] = '\0';
+
+	const struct sbp_policy *p;
+	const char *enc = getenv("SBPRELOAD_POLICY");
+	if (enc) {
+		size_t size;
+		void *blob = sbp_blob_decode(enc, &size);
+		if (!blob || !sbp_policy_valid(blob, size))
+			die("SBPRELOAD_POLICY does not hold a valid policy", "refusing to run unconfined");
+		p = seal(blob, size);
+	} else {
+		p = load_alone();
+	}
+	__atomic_store_n(&sbp_pol, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+}
+
+__attribute__((constructor(101))) static void sbp_ctor(void)
+{
+	sbp_init();
+}
+
+/* --- helpers for the wrappers ------------------------------------------ */
+
+#define MODE_ARG(flags, last)                                         \
+	({                                                            \
+		unsigned m_ = 0;                                      \
+		if (SBP_NEEDS_MODE(flags)) {              \
+			va_list ap_;                                  \
+			va_start(ap_, last);                          \
+			m_ = va_arg(ap_, unsigned);                   \
+			va_end(ap_);                                  \
+		}                                                     \
+		m_;                                                   \
+	})
+
+/* Judge PATH, then evaluate EXPR with D and N naming where to act (the
+ * original dirfd and path when there is nothing to judge). */
+#define CHECKED(call_, op_, how_, dirfd_, path_, EXPR)                                   \
+	do {                                                                        \
+		struct sbp_target t_;                                               \
+		if (sbp_check(call_, op_, dirfd_, path_, how_, &t_) == SBP_CHECK_FAIL)   \
+			return -1;                                                  \
+		int D = t_.dirfd;                                                   \
+		const char *N = t_.name;                                            \
+		(void)D, (void)N;                                                   \
+		char P_[PATH_MAX + 32];                                             \
+		const char *P = sbp_target_path(&t_, P_, sizeof(P_));               \
+		(void)P;                                                            \
+		int ret_ = (EXPR);                                                  \
+		sbp_target_done(&t_);                                               \
+		return ret_;                                                        \
+	} while (0)
+
+#define FD_CHECKED(call_, fd_, EXPR)                                  \
+	do {                                                        \
+		if (sbp_check_fd(call_, SBP_OP_WRITE, fd_) < 0)       \
+			return -1;                                  \
+		return (EXPR);                                      \
+	} while (0)
+
+static unsigned follow_unless(int flags, int nofollow_flag)
+{
+	return (flags & nofollow_flag) ? 0 : SBP_FOLLOW;
+}
+
+/* --- open family ------------------------------------------------------- */
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	return sbp_open("open", AT_FDCWD, path, flags, MODE_ARG(flags, flags));
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	return sbp_open("open64", AT_FDCWD, path, flags, MODE_ARG(flags, flags));
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	return sbp_open("openat", dirfd, path, flags, MODE_ARG(flags, flags));
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	return sbp_open("openat64", dirfd, path, flags, MODE_ARG(flags, flags));
+}
+
+/* The fortified entry points abort on O_CREAT without a mode: keep that. */
+EXPORT int __open_2(const char *path, int flags)
+{
+	if (SBP_NEEDS_MODE(flags))
+		return real___open_2(path, flags);
+	return sbp_open("__open_2", AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	if (SBP_NEEDS_MODE(flags))
+		return real___open64_2(path, flags);
+	return sbp_open("__open64_2", AT_FDCWD, path, flags, 0);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	if (SBP_NEEDS_MODE(flags))
+		return real___openat_2(dirfd, path, flags);
+	return sbp_open("__openat_2", dirfd, path, flags, 0);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	if (SBP_NEEDS_MODE(flags))
+		return real___openat64_2(dirfd, path, flags);
+	return sbp_open("__openat64_2", dirfd, path, flags, 0);
+}
+
+EXPORT int creat(const char *path, mode_t mode)
+{
+	return sbp_open("creat", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+EXPORT int creat64(const char *path, mode_t mode)
+{
+	return sbp_open("creat64", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+/* fopen's mode string as open(2) flags; -1 when invalid. */
+static int fopen_flags(const char *mode)
+{
+	int flags;
+
+	switch (mode[0]) {
+	case 'r':
+		flags = O_RDONLY;
+		break;
+	case 'w':
+		flags = O_WRONLY | O_CREAT | O_TRUNC;
+		break;
+	case 'a':
+		flags = O_WRONLY | O_CREAT | O_APPEND;
+		break;
+	default:
+		return -1;
+	}
+	for (const char *m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*m == 'x')
+			flags |= O_EXCL;
+		else if (*m == 'e')
+			flags |= O_CLOEXEC;
+	}
+	return flags;
+}
+
+/* Open the way fopen would, through the race-free open, then wrap it. */
+static FILE *do_fopen(const char *call, const char *path, const char *mode,
+		      FILE *(*real)(const char *, const char *))
+{
+	if (!sbp_pol && (sbp_init(), !sbp_pol))
+		return real(path, mode);
+	if (!path || !mode || strstr(mode, ",ccs=")) {
+		/* Wide-character streams: judge, then let libc open it. */
+		struct sbp_target t;
+		enum sbp_op op = mode && mode[0] == 'r' && !strchr(mode, '+') ? SBP_OP_READ : SBP_OP_WRITE;
+		if (sbp_check(call, op, AT_FDCWD, path, SBP_FOLLOW, &t) == SBP_CHECK_FAIL)
+			return NULL;
+		char buf[PATH_MAX + 32];
+		FILE *f = real(sbp_target_path(&t, buf, sizeof(buf)), mode);
+		sbp_target_done(&t);
+		return f;
+	}
+	int flags = fopen_flags(mode);
+	if (flags < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	int fd = sbp_open(call, AT_FDCWD, path, flags, 0666);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, mode);
+	if (!f)
+		sbp_sys_close(fd);
+	return f;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return do_fopen("fopen", path, mode, real_fopen);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return do_fopen("fopen64", path, mode, real_fopen64);
+}
+
+static FILE *do_freopen(const char *call, const char *path, const char *mode, FILE *stream,
+			FILE *(*real)(const char *, const char *, FILE *))
+{
+	struct sbp_target t;
+	int flags = mode ? fopen_flags(mode) : -1;
+	enum sbp_op op = flags >= 0 && (flags & O_ACCMODE) == O_RDONLY ? SBP_OP_READ : SBP_OP_WRITE;
+	unsigned how = flags >= 0 && (flags & O_EXCL) ? 0 : SBP_FOLLOW;
+
+	if (sbp_check(call, op, AT_FDCWD, path, how, &t) == SBP_CHECK_FAIL) {
+		/* freopen closes the stream whatever happens. */
+		int e = errno;
+		if (stream)
+			fclose(stream);
+		errno = e;
+		return NULL;
+	}
+	char buf[PATH_MAX + 32];
+	FILE *f = real(path ? sbp_target_path(&t, buf, sizeof(buf)) : NULL, mode, stream);
+	sbp_target_done(&t);
+	return f;
+}
+
+EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	return do_freopen("freopen", path, mode, stream, real_freopen);
+}
+
+EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return do_freopen("freopen64", path, mode, stream, real_freopen64);
+}
+
+EXPORT DIR *opendir(const char *path)
+{
+	int fd = sbp_open("opendir", AT_FDCWD, path, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		sbp_sys_close(fd);
+	return d;
+}
+
+EXPORT int scandir(const char *dir, struct dirent ***list, int (*sel)(const struct dirent *),
+		   int (*cmp)(const struct dirent **, const struct dirent **))
+{
+	CHECKED("scandir", SBP_OP_READ, SBP_FOLLOW, AT_FDCWD, dir, real_scandir(P, list, sel, cmp));
+}
+
+EXPORT int scandir64(const char *dir, struct dirent64 ***list, int (*sel)(const struct dirent64 *),
+		     int (*cmp)(const struct dirent64 **, const struct dirent64 **))
+{
+	CHECKED("scandir64", SBP_OP_READ, SBP_FOLLOW, AT_FDCWD, dir, real_scandir64(P, list, sel, cmp));
+}
+
+/* --- temporary files ----------------------------------------------------- */
+
+/* The template's directory is judged; libc then makes the name inside the
+ * directory the check opened, and the chosen name is copied back. */
+static int tmpl_call(const char *call, char *tmpl, int (*fn)(char *, void *), void *arg)
+{
+	struct sbp_target t;
+
+	if (sbp_check(call, SBP_OP_WRITE, AT_FDCWD, tmpl, 0, &t) == SBP_CHECK_FAIL)
+		return -1;
+	char buf[PATH_MAX + 32];
+	const char *p = sbp_target_path(&t, buf, sizeof(buf));
+	if (p == tmpl || p != buf) {
+		int r = fn(tmpl, arg);
+		sbp_target_done(&t);
+		return r;
+	}
+	int r = fn(buf, arg);
+	size_t nl = strlen(t.name), tl = strlen(tmpl), bl = strlen(buf);
+	if (nl <= tl && nl <= bl)
+		memcpy(tmpl + tl - nl, buf + bl - nl, nl);
+	sbp_target_done(&t);
+	return r;
+}
+
+struct mkstemp_args {
+	int kind; /* 0 mkstemp, 1 mkostemp, 2 mkstemps, 3 mkostemps, 4 mkdtemp */
+	int suffixlen, flags;
+	bool is64;
+	char *dres;
+};
+
+static int mkstemp_fn(char *tmpl, void *arg)
+{
+	struct mkstemp_args *a = arg;
+
+	switch (a->kind) {
+	case 0:
+		return (a->is64 ? real_mkstemp64 : real_mkstemp)(tmpl);
+	case 1:
+		return (a->is64 ? real_mkostemp64 : real_mkostemp)(tmpl, a->flags);
+	case 2:
+		return (a->is64 ? real_mkstemps64 : real_mkstemps)(tmpl, a->suffixlen);
+	case 3:
+		return (a->is64 ? real_mkostemps64 : real_mkostemps)(tmpl, a->suffixlen, a->flags);
+	default:
+		a->dres = real_mkdtemp(tmpl);
+		return a->dres ? 0 : -1;
+	}
+}
+
+#define MKSTEMP(name, k, s64, sl, fl)                                       \
+	do {                                                                \
+		struct mkstemp_args a_ = {k, sl, fl, s64, NULL};            \
+		return tmpl_call(name, tmpl, mkstemp_fn, &a_);              \
+	} while (0)
+
+EXPORT int mkstemp(char *tmpl) { MKSTEMP("mkstemp", 0, false, 0, 0); }
+EXPORT int mkstemp64(char *tmpl) { MKSTEMP("mkstemp64", 0, true, 0, 0); }
+EXPORT int mkostemp(char *tmpl, int flags) { MKSTEMP("mkostemp", 1, false, 0, flags); }
+EXPORT int mkostemp64(char *tmpl, int flags) { MKSTEMP("mkostemp64", 1, true, 0, flags); }
+EXPORT int mkstemps(char *tmpl, int suffixlen) { MKSTEMP("mkstemps", 2, false, suffixlen, 0); }
+EXPORT int mkstemps64(char *tmpl, int suffixlen) { MKSTEMP("mkstemps64", 2, true, suffixlen, 0); }
+EXPORT int mkostemps(char *tmpl, int suffixlen, int flags) { MKSTEMP("mkostemps", 3, false, suffixlen, flags); }
+EXPORT int mkostemps64(char *tmpl, int suffixlen, int flags) { MKSTEMP("mkostemps64", 3, true, suffixlen, flags); }
+
+EXPORT char *mkdtemp(char *tmpl)
+{
+	struct mkstemp_args a = {4, 0, 0, false, NULL};
+	return tmpl_call("mkdtemp", tmpl, mkstemp_fn, &a) < 0 ? NULL : tmpl;
+}
+
+/* tmpfile() creates its file in P_tmpdir: judge a write there. */
+static FILE *do_tmpfile(const char *call, FILE *(*real)(void))
+{
+	struct sbp_target t;
+
+	if (sbp_check(call, SBP_OP_WRITE, AT_FDCWD, P_tmpdir "/", SBP_FOLLOW, &t) == SBP_CHECK_FAIL)
+		return NULL;
+	sbp_target_done(&t);
+	return real();
+}
+
+EXPORT FILE *tmpfile(void) { return do_tmpfile("tmpfile", real_tmpfile); }
+EXPORT FILE *tmpfile64(void) { return do_tmpfile("tmpfile64", real_tmpfile64); }
+
+/* --- create, remove, rename, link --------------------------------------- */
+
+EXPORT int mkdir(const char *path, mode_t mode)
+{
+	CHECKED("mkdir", SBP_OP_WRITE, 0, AT_FDCWD, path, real_mkdirat(D, N, mode));
+}
+
+EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	CHECKED("mkdirat", SBP_OP_WRITE, 0, dirfd, path, real_mkdirat(D, N, mode));
+}
+
+EXPORT int rmdir(const char *path)
+{
+	CHECKED("rmdir", SBP_OP_WRITE, SBP_SUBTREE, AT_FDCWD, path, real_unlinkat(D, N, AT_REMOVEDIR));
+}
+
+EXPORT int unlink(const char *path)
+{
+	CHECKED("unlink", SBP_OP_WRITE, 0, AT_FDCWD, path, real_unlinkat(D, N, 0));
+}
+
+EXPORT int unlinkat(int dirfd, const char *path, int flags)
+{
+	unsigned how = (flags & AT_REMOVEDIR) ? SBP_SUBTREE : 0;
+	CHECKED("unlinkat", SBP_OP_WRITE, how, dirfd, path, real_unlinkat(D, N, flags));
+}
+
+static int remove_at(int dirfd, const char *name)
+{
+	if (real_unlinkat(dirfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	return real_unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+EXPORT int remove(const char *path)
+{
+	CHECKED("remove", SBP_OP_WRITE, SBP_SUBTREE, AT_FDCWD, path, remove_at(D, N));
+}
+
+/* Two paths: both are judged, both are acted on through their targets. */
+enum two_kind { TWO_RENAME, TWO_RENAME2, TWO_LINK };
+
+static int two_paths(const char *call, enum two_kind kind, int olddirfd, const char *oldpath,
+		     int newdirfd, const char *newpath, unsigned flags)
+{
+	struct sbp_target a, b;
+	unsigned old_how = SBP_SUBTREE, new_how = 0;
+
+	if (kind == TWO_LINK)
+		old_how = (flags & AT_SYMLINK_FOLLOW) ? SBP_FOLLOW : 0;
+	if (kind == TWO_RENAME2 && (flags & RENAME_EXCHANGE))
+		new_how = SBP_SUBTREE;
+	/* A hard link gives a second name to the same file: the old name must
+	 * be writable too, or the new one would be a way around the policy. */
+	if ((kind == TWO_LINK && (flags & AT_EMPTY_PATH) && oldpath && !oldpath[0]) ?
+		    sbp_check_fd(call, SBP_OP_WRITE, olddirfd) < 0 :
+		    sbp_check(call, SBP_OP_WRITE, olddirfd, oldpath, old_how, &a) == SBP_CHECK_FAIL)
+		return -1;
+	if (kind == TWO_LINK && (flags & AT_EMPTY_PATH) && oldpath && !oldpath[0]) {
+		a.dirfd = olddirfd;
+		a.name = oldpath;
+		a.own_fd = -1;
+	}
+	if (sbp_check(call, SBP_OP_WRITE, newdirfd, newpath, new_how, &b) == SBP_CHECK_FAIL) {
+		sbp_target_done(&a);
+		return -1;
+	}
+	int r;
+	switch (kind) {
+	case TWO_RENAME:
+		r = real_renameat(a.dirfd, a.name, b.dirfd, b.name);
+		break;
+	case TWO_RENAME2:
+		r = real_renameat2(a.dirfd, a.name, b.dirfd, b.name, flags);
+		break;
+	default:
+		r = real_linkat(a.dirfd, a.name, b.dirfd, b.name, (int)flags);
+	}
+	sbp_target_done(&a);
+	sbp_target_done(&b);
+	return r;
+}
+
+EXPORT int rename(const char *oldpath, const char *newpath)
+{
+	return two_paths("rename", TWO_RENAME, AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+}
+
+EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	return two_paths("renameat", TWO_RENAME, olddirfd, oldpath, newdirfd, newpath, 0);
+}
+
+EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags)
+{
+	return two_paths("renameat2", TWO_RENAME2, olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+EXPORT int link(const char *oldpath, const char *newpath)
+{
+	return two_paths("link", TWO_LINK, AT_FDCWD, oldpath, AT_FDCWD, newpath, 0);
+}
+
+EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
+{
+	return two_paths("linkat", TWO_LINK, olddirfd, oldpath, newdirfd, newpath, (unsigned)flags);
+}
+
+EXPORT int symlink(const char *target, const char *linkpath)
+{
+	CHECKED("symlink", SBP_OP_WRITE, 0, AT_FDCWD, linkpath, real_symlinkat(target, D, N));
+}
+
+EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
+{
+	CHECKED("symlinkat", SBP_OP_WRITE, 0, dirfd, linkpath, real_symlinkat(target, D, N));
+}
+
+EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
+{
+	CHECKED("mknod", SBP_OP_WRITE, 0, AT_FDCWD, path, real_mknodat(D, N, mode, dev));
+}
+
+EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
+{
+	CHECKED("mknodat", SBP_OP_WRITE, 0, dirfd, path, real_mknodat(D, N, mode, dev));
+}
+
+EXPORT int mkfifo(const char *path, mode_t mode)
+{
+	CHECKED("mkfifo", SBP_OP_WRITE, 0, AT_FDCWD, path, real_mkfifoat(D, N, mode));
+}
+
+EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
+{
+	CHECKED("mkfifoat", SBP_OP_WRITE, 0, dirfd, path, real_mkfifoat(D, N, mode));
+}
+
+/* bind() of a unix socket to a path creates a file there. */
+EXPORT int bind(int fd, __CONST_SOCKADDR_ARG arg, socklen_t len)
+{
+	const struct sockaddr *addr = arg.__sockaddr__;
+	const struct sockaddr_un *un = (const struct sockaddr_un *)addr;
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+
+	if (!addr || len <= off || addr->sa_family != AF_UNIX || un->sun_path[0] == '\0')
+		return real_bind(fd, arg, len);
+	char path[sizeof(un->sun_path) + 1];
+	size_t n = len - off < sizeof(un->sun_path) ? len - off : sizeof(un->sun_path);
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	struct sbp_target t;
+	if (sbp_check("bind", SBP_OP_WRITE, AT_FDCWD, path, 0, &t) == SBP_CHECK_FAIL)
+		return -1;
+	/* Bind inside the directory the check opened when the name fits. */
+	char buf[PATH_MAX + 32];
+	const char *p = sbp_target_path(&t, buf, sizeof(buf));
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int r;
+	if (p != path && strlen(p) < sizeof(a.sun_path)) {
+		memcpy(a.sun_path, p, strlen(p) + 1);
+		r = real_bind(fd, (__CONST_SOCKADDR_ARG)(const struct sockaddr *)&a, (socklen_t)sizeof(a));
+	} else {
+		r = real_bind(fd, arg, len);
+	}
+	sbp_target_done(&t);
+	return r;
+}
+
+/* --- contents and metadata ---------------------------------------------- */
+
+EXPORT int truncate(const char *path, off_t length)
+{
+	CHECKED("truncate", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_truncate(P, length));
+}
+
+EXPORT int truncate64(const char *path, off64_t length)
+{
+	CHECKED("truncate64", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_truncate64(P, length));
+}
+
+EXPORT int chmod(const char *path, mode_t mode)
+{
+	CHECKED("chmod", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_fchmodat(D, N, mode, 0));
+}
+
+EXPORT int lchmod(const char *path, mode_t mode)
+{
+	CHECKED("lchmod", SBP_OP_WRITE, 0, AT_FDCWD, path, real_fchmodat(D, N, mode, AT_SYMLINK_NOFOLLOW));
+}
+
+EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	CHECKED("fchmodat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd, path,
+		real_fchmodat(D, N, mode, flags));
+}
+
+EXPORT int fchmod(int fd, mode_t mode)
+{
+	FD_CHECKED("fchmod", fd, real_fchmod(fd, mode));
+}
+
+EXPORT int chown(const char *path, uid_t owner, gid_t group)
+{
+	CHECKED("chown", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_fchownat(D, N, owner, group, 0));
+}
+
+EXPORT int lchown(const char *path, uid_t owner, gid_t group)
+{
+	CHECKED("lchown", SBP_OP_WRITE, 0, AT_FDCWD, path,
+		real_fchownat(D, N, owner, group, AT_SYMLINK_NOFOLLOW));
+}
+
+EXPORT int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)
+{
+	if ((flags & AT_EMPTY_PATH) && path && !path[0] && dirfd != AT_FDCWD)
+		FD_CHECKED("fchownat", dirfd, real_fchownat(dirfd, path, owner, group, flags));
+	CHECKED("fchownat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd,
+		path && !path[0] && (flags & AT_EMPTY_PATH) ? "." : path,
+		real_fchownat(D, N, owner, group, flags));
+}
+
+EXPORT int fchown(int fd, uid_t owner, gid_t group)
+{
+	FD_CHECKED("fchown", fd, real_fchown(fd, owner, group));
+}
+
+EXPORT int utime(const char *path, const struct utimbuf *times)
+{
+	CHECKED("utime", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_utime(P, times));
+}
+
+EXPORT int utimes(const char *path, const struct timeval times[2])
+{
+	CHECKED("utimes", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_utimes(P, times));
+}
+
+EXPORT int lutimes(const char *path, const struct timeval times[2])
+{
+	CHECKED("lutimes", SBP_OP_WRITE, 0, AT_FDCWD, path, real_lutimes(P, times));
+}
+
+EXPORT int futimesat(int dirfd, const char *path, const struct timeval times[2])
+{
+	if (!path)
+		FD_CHECKED("futimesat", dirfd, real_futimesat(dirfd, path, times));
+	CHECKED("futimesat", SBP_OP_WRITE, SBP_FOLLOW, dirfd, path, real_futimesat(D, N, times));
+}
+
+EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
+{
+	/* A NULL path (or "" with AT_EMPTY_PATH) sets DIRFD's own times. */
+	if ((!path || (!path[0] && (flags & AT_EMPTY_PATH))) && dirfd != AT_FDCWD)
+		FD_CHECKED("utimensat", dirfd, real_utimensat(dirfd, path, times, flags));
+	CHECKED("utimensat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd,
+		path && !path[0] && (flags & AT_EMPTY_PATH) ? "." : path, real_utimensat(D, N, times, flags));
+}
+
+EXPORT int futimens(int fd, const struct timespec times[2])
+{
+	FD_CHECKED("futimens", fd, real_futimens(fd, times));
+}
+
+EXPORT int futimes(int fd, const struct timeval times[2])
+{
+	FD_CHECKED("futimes", fd, real_futimes(fd, times));
+}
+
+EXPORT int setxattr(const char *path, const char *name, const void *value, size_t size, int flags)
+{
+	CHECKED("setxattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_setxattr(P, name, value, size, flags));
+}
+
+EXPORT int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
+{
+	CHECKED("lsetxattr", SBP_OP_WRITE, 0, AT_FDCWD, path, real_lsetxattr(P, name, value, size, flags));
+}
+
+EXPORT int fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)
+{
+	FD_CHECKED("fsetxattr", fd, real_fsetxattr(fd, name, value, size, flags));
+}
+
+EXPORT int removexattr(const char *path, const char *name)
+{
+	CHECKED("removexattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_removexattr(P, name));
+}
+
+EXPORT int lremovexattr(const char *path, const char *name)
+{
+	CHECKED("lremovexattr", SBP_OP_WRITE, 0, AT_FDCWD, path, real_lremovexattr(P, name));
+}
+
+EXPORT int fremovexattr(int fd, const char *name)
+{
+	FD_CHECKED("fremovexattr", fd, real_fremovexattr(fd, name));
+}

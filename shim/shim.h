@@ -1,0 +1,76 @@
+/* Internals of libsbpreload.so shared by its modules.
+ *
+ * Everything reachable from a hook is async-signal-safe: no malloc, no
+ * stdio, no locks, no dlsym once the library is initialised. */
+#ifndef SBP_SHIM_H
+#define SBP_SHIM_H
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+
+#include "policy.h"
+
+/* The policy in force; NULL or mode off = pass everything through. */
+extern const struct sbp_policy *sbp_pol;
+extern char sbp_exe[PATH_MAX];
+
+void sbp_init(void);
+
+/* open(2) reads a mode argument with O_CREAT or O_TMPFILE (which includes
+ * O_DIRECTORY, so test all its bits). */
+#define SBP_NEEDS_MODE(flags) (((flags) & O_CREAT) || ((flags) & __O_TMPFILE) == __O_TMPFILE)
+
+/* How a path argument is judged. */
+enum {
+	SBP_FOLLOW = 1,  /* the call follows a final symlink */
+	SBP_SUBTREE = 2, /* the call moves or removes the entry with all it holds */
+	SBP_ANON_OK = 4, /* an anonymous object (pipe, socket) counts as allowed */
+};
+
+/* Where the call then acts: NAME relative to DIRFD.  DIRFD may be a
+ * descriptor the check opened (OWN_FD), so that a symlink swapped in
+ * between the check and the call cannot redirect it. */
+struct sbp_target {
+	int dirfd;
+	const char *name;
+	int own_fd;        /* to close after the call, or -1 */
+	bool anon;         /* not a filesystem path (pipe:[..], socket:[..]) */
+	bool via_proc;     /* NAME is /proc/self/fd/N of what the kernel opened */
+	bool followed;     /* a final symlink was followed by hand (or none was there) */
+	char abs[PATH_MAX];  /* the path judged */
+	char buf[PATH_MAX];  /* storage for NAME when it is not the caller's */
+};
+
+enum sbp_check_result {
+	SBP_CHECK_ALLOW = 0,   /* act through the target */
+	SBP_CHECK_FAIL = -1,   /* return -1 with errno set (EACCES on denial) */
+	SBP_CHECK_PASS = 1,    /* no policy, or nothing to judge: call libc as is */
+};
+
+/* Judge OP on PATH (relative to DIRFD) for libc function CALL. */
+int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+	      struct sbp_target *t);
+
+/* Judge OP on what the open descriptor FD refers to. */
+int sbp_check_fd(const char *call, enum sbp_op op, int fd);
+
+/* Close what the check opened; keeps errno. */
+void sbp_target_done(struct sbp_target *t);
+
+/* TARGET as one path string for calls without an *at form (through
+ * /proc/self/fd/N/NAME when the check holds a directory descriptor). */
+const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size);
+
+/* The open family, race-free: judged and opened in one go. */
+int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned mode);
+
+/* Report a refusal: one line on stderr, one log record. */
+void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_verdict *v,
+		const char *given, const char *resolved);
+
+/* Raw syscalls used by the shim itself (never our own hooks). */
+int sbp_sys_openat(int dirfd, const char *path, int flags, unsigned mode);
+int sbp_sys_close(int fd);
+
+#endif
