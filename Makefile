@@ -27,8 +27,13 @@ PKG_OK := $(shell pkg-config --exists $(PKGS) 2>/dev/null && echo yes)
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral -Wno-format-truncation
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DSBP_VERSION='"$(VERSION)"' -Icore -I$(B)
+# Sanitizers: SAN for the launcher and the tests, SHIM_SAN for the shim
+# (see tests/tests.mk: check-san).
 SAN ?=
+SHIM_SAN ?=
 ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SAN)
+SHIM_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SHIM_SAN) -fPIC -fvisibility=hidden -fno-stack-protector \
+	-fno-delete-null-pointer-checks -Wno-nonnull-compare
 
 CORE_SRC := core/glob.c core/path.c core/policy.c core/config.c
 SHIM_SRC := shim/shim.c shim/resolve.c shim/report.c
@@ -69,16 +74,22 @@ $(B)/.dir:
 $(B)/core/default_ini.o: core/default_ini.S conf/default.ini | $(B)/.dir
 	$(CC) -c -fPIC -DDEFAULT_INI='"conf/default.ini"' $< -o $@
 
+# The core is built twice: into the shim (PIC, hidden) and into the
+# launcher and the tests.
 $(B)/core/%.pic.o: core/%.c core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $$(pkg-config --cflags inih) -c $< -o $@
+	$(CC) $(SHIM_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
+
+$(B)/core/%.o: core/%.c core/*.h | $(B)/.dir
+	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
 
 $(B)/shim/%.o: shim/%.c shim/*.h shim/hooks.def core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -fno-stack-protector -fno-delete-null-pointer-checks -Wno-nonnull-compare -c $< -o $@
+	$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
 $(B)/launcher/%.o: launcher/%.c launcher/*.h core/*.h | $(B)/.dir
 	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih libseccomp) -c $< -o $@
 
-CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.pic.o) $(B)/core/default_ini.o
+SHIM_CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.pic.o) $(B)/core/default_ini.o
+CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o) $(B)/core/default_ini.o
 SHIM_OBJ := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
 LAUNCHER_OBJ := $(LAUNCHER_SRC:launcher/%.c=$(B)/launcher/%.o)
 
@@ -89,9 +100,9 @@ $(B)/shim/exports.map: shim/hooks.def | $(B)/.dir
 	@{ echo '{ global:'; sed -n 's/^HOOK([^,]*, *\([A-Za-z0-9_]*\),.*/  \1;/p' $<; \
 	   echo '  sbp_hooked_names; sbp_hooked_count;'; echo 'local: *; };'; } > $@
 
-$(B)/libsbpreload.so: $(SHIM_OBJ) $(CORE_OBJ) $(B)/shim/exports.map
-	$(CC) $(ALL_CFLAGS) -shared -fPIC -Wl,-z,now -Wl,-z,relro -Wl,--version-script=$(B)/shim/exports.map \
-		-o $@ $(SHIM_OBJ) $(CORE_OBJ) $(INIH_STATIC) -ldl
+$(B)/libsbpreload.so: $(SHIM_OBJ) $(SHIM_CORE_OBJ) $(B)/shim/exports.map
+	$(CC) $(SHIM_CFLAGS) -shared -fPIC -Wl,-z,now -Wl,-z,relro -Wl,--version-script=$(B)/shim/exports.map \
+		-o $@ $(SHIM_OBJ) $(SHIM_CORE_OBJ) $(INIH_STATIC) -ldl
 
 $(B)/sbpreload: $(LAUNCHER_OBJ) $(CORE_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs inih libseccomp)

@@ -230,6 +230,9 @@ void sbp_buf_json(struct sbp_buf *b, const char *s)
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
 			sbp_buf_addn(b, e, 2);
+		} else if (c == '\n' || c == '\t' || c == '\r') {
+			char e[2] = {'\\', c == '\n' ? 'n' : c == '\t' ? 't' : 'r'};
+			sbp_buf_addn(b, e, 2);
 		} else if (c < 0x20 || c == 0x7f) {
 			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 			sbp_buf_addn(b, e, 6);
