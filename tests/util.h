@@ -15,7 +15,8 @@ struct sbt_run {
 
 /* The build directory ($SBP_BUILD, default "build"), absolute. */
 const char *sbt_build(void);
-/* "<build>/<name>" in a static buffer (one at a time). */
+/* "<build>/<name>" in a static buffer: copy it before the next call
+ * (sbt_exec makes one). */
 const char *sbt_path(const char *name);
 
 /* A fresh directory: under /tmp (inside the default writable paths) or

