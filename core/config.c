@@ -716,6 +716,50 @@ static int resolve_workspace(struct sbp_config *c, char **out)
 	return 0;
 }
 
+/* Decide how sbp_decide() finds RULE (see enum sbp_match). */
+static void classify(struct sbp_rule *r, const char *pat)
+{
+	if (r->flags & SBP_RF_PROCSELF) {
+		r->match = SBP_M_PROCSELF;
+	} else if (!(r->flags & SBP_RF_GLOB)) {
+		r->match = SBP_M_LITERAL;
+		r->key = r->len;
+	} else if (!strncmp(pat + r->lit, "/**/", 4) && pat[r->lit + 4] &&
+		   !strpbrk(pat + r->lit + 4, "/*?[\\")) {
+		r->match = SBP_M_NAME; /* P/ ** /NAME: the common "**" rule */
+		r->key = r->lit + 4;
+	} else {
+		r->match = SBP_M_ANCHORED;
+		r->key = r->lit ? r->lit : 1;
+	}
+}
+
+static uint32_t hash(const char *s, size_t n)
+{
+	uint32_t h = SBP_HASH_INIT;
+	for (size_t i = 0; i < n; i++)
+		h = sbp_hash_step(h, (unsigned char)s[i]);
+	return h;
+}
+
+/* At most half full, so that lookups stop at an empty slot soon. */
+static uint32_t table_mask(size_t entries)
+{
+	uint32_t n = 16;
+	while (n < 2 * entries)
+		n *= 2;
+	return n - 1;
+}
+
+static void table_add(struct sbp_slot *t, uint32_t mask, uint32_t h, size_t rule)
+{
+	uint32_t i = h & mask;
+	while (t[i].rule)
+		i = (i + 1) & mask;
+	t[i].hash = h;
+	t[i].rule = (uint32_t)rule + 1;
+}
+
 int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_compiled *out)
 {
 	struct builder b = {0};
@@ -787,7 +831,18 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 	}
 	uint32_t sock_off = log_socket ? pool_add(&b, log_socket) : 0;
 
-	size_t head = sizeof(struct sbp_policy) + b.nrules * sizeof(struct sbp_rule);
+	size_t nprefix = 0, nname = 0;
+	uint32_t nprocself = 0;
+	for (size_t i = 0; i < b.nrules; i++) {
+		classify(&b.rules[i], b.pool + b.rules[i].pat);
+		nprefix += b.rules[i].match == SBP_M_LITERAL || b.rules[i].match == SBP_M_ANCHORED;
+		nname += b.rules[i].match == SBP_M_NAME;
+		nprocself += b.rules[i].match == SBP_M_PROCSELF;
+	}
+	uint32_t pmask = table_mask(nprefix), nmask = table_mask(nname);
+	size_t rules_end = sizeof(struct sbp_policy) + b.nrules * sizeof(struct sbp_rule);
+	size_t ptab = rules_end, ntab = ptab + ((size_t)pmask + 1) * sizeof(struct sbp_slot);
+	size_t head = ntab + ((size_t)nmask + 1) * sizeof(struct sbp_slot);
 	size_t size = head + b.plen;
 	struct sbp_policy *p = xrealloc(NULL, size);
 	memset(p, 0, head);
@@ -801,8 +856,21 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 	p->workspace = ws_off;
 	p->log = log_off;
 	p->log_socket = sock_off;
+	p->prefixes = (uint32_t)ptab;
+	p->prefix_mask = pmask;
+	p->names = (uint32_t)ntab;
+	p->name_mask = nmask;
+	p->nprocself = nprocself;
 	p->pool = (uint32_t)head;
 	memcpy(p->rules, b.rules, b.nrules * sizeof(struct sbp_rule));
+	for (size_t i = 0; i < b.nrules; i++) {
+		const struct sbp_rule *r = &b.rules[i];
+		const char *rp = b.pool + r->pat;
+		if (r->match == SBP_M_NAME)
+			table_add((struct sbp_slot *)((char *)p + ntab), nmask, hash(rp + r->key, r->len - r->key), i);
+		else if (r->match != SBP_M_PROCSELF)
+			table_add((struct sbp_slot *)((char *)p + ptab), pmask, hash(rp, r->key), i);
+	}
 	memcpy((char *)p + head, b.pool, b.plen);
 	free(b.rules);
 	free(b.pool);

@@ -7,9 +7,8 @@
 /* --- matching ------------------------------------------------------------ */
 
 /* "/proc/self" rules name the calling process's own /proc/<pid> tree. */
-static bool procself_match(const struct sbp_rule *r, const char *pat, const struct sbp_query *q)
+static bool procself_match(const struct sbp_query *q)
 {
-	const char *rest = pat + r->len; /* anything after "/proc/self" */
 	char num[16];
 	int n = 0;
 
@@ -21,23 +20,7 @@ static bool procself_match(const struct sbp_rule *r, const char *pat, const stru
 	while (n > 0)
 		if (*s++ != num[--n])
 			return false;
-	(void)rest;
 	return *s == '\0' || *s == '/';
-}
-
-static bool rule_match(const struct sbp_policy *p, const struct sbp_rule *r,
-		       const struct sbp_query *q)
-{
-	const char *pat = sbp_str(p, r->pat);
-
-	if (r->flags & SBP_RF_PROCSELF)
-		return procself_match(r, pat, q);
-	if (!(r->flags & SBP_RF_GLOB))
-		return sbp_tree_match(pat, r->len, q->path, q->len);
-	/* Cheap reject on the literal prefix before the real match. */
-	if (r->lit > 1 && (q->len < r->lit || memcmp(pat, q->path, r->lit) != 0))
-		return false;
-	return sbp_glob_match(pat, q->path);
 }
 
 /* A literal rule lies strictly beneath PATH: moving or removing PATH would
@@ -62,10 +45,82 @@ static void verdict(const struct sbp_policy *p, struct sbp_verdict *v, enum sbp_
 	v->rule = r;
 }
 
+/* The rules that match a path, gathered through the tables. */
+struct gather {
+	const struct sbp_policy *p;
+	const struct sbp_query *q;
+	bool write;
+	const struct sbp_rule *deny, *deny_write, *best;
+};
+
+static void consider(struct gather *g, const struct sbp_rule *r)
+{
+	switch (r->kind) {
+	case SBP_RULE_DENY:
+		if (!g->deny)
+			g->deny = r;
+		break;
+	case SBP_RULE_DENY_WRITE:
+		if (g->write && !g->deny_write)
+			g->deny_write = r;
+		break;
+	case SBP_RULE_READ:
+		if (g->write)
+			break;
+		/* fall through */
+	default:
+		/* Among allow-lists and named roots the most specific wins. */
+		if (!g->best || r->len > g->best->len)
+			g->best = r;
+	}
+}
+
+static const struct sbp_slot *table(const struct sbp_policy *p, uint32_t off)
+{
+	return (const struct sbp_slot *)((const char *)p + off);
+}
+
+/* Rules keyed by the prefix PATH[0..LEN) (a component boundary). */
+static void by_prefix(struct gather *g, uint32_t h, size_t len)
+{
+	const struct sbp_policy *p = g->p;
+	const struct sbp_slot *t = table(p, p->prefixes);
+
+	for (uint32_t i = h & p->prefix_mask; t[i].rule; i = (i + 1) & p->prefix_mask) {
+		if (t[i].hash != h)
+			continue;
+		const struct sbp_rule *r = &p->rules[t[i].rule - 1];
+		const char *pat = sbp_str(p, r->pat);
+		if (r->key != len || memcmp(pat, g->q->path, len) != 0)
+			continue;
+		if (r->match == SBP_M_LITERAL || sbp_glob_match(pat, g->q->path))
+			consider(g, r);
+	}
+}
+
+/* Rules "P/ ** /NAME" for the component PATH[START..START+LEN). */
+static void by_name(struct gather *g, uint32_t h, size_t start, size_t len)
+{
+	const struct sbp_policy *p = g->p;
+	const struct sbp_slot *t = table(p, p->names);
+	const char *s = g->q->path;
+
+	for (uint32_t i = h & p->name_mask; t[i].rule; i = (i + 1) & p->name_mask) {
+		if (t[i].hash != h)
+			continue;
+		const struct sbp_rule *r = &p->rules[t[i].rule - 1];
+		const char *pat = sbp_str(p, r->pat);
+		if (r->len - r->key != len || memcmp(pat + r->key, s + start, len) != 0)
+			continue;
+		if (start >= r->lit + 1 && memcmp(pat, s, r->lit) == 0 && (r->lit == 0 || s[r->lit] == '/'))
+			consider(g, r);
+	}
+}
+
 void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sbp_verdict *v)
 {
-	const struct sbp_rule *best = NULL, *deny_write = NULL;
 	bool write = q->op == SBP_OP_WRITE;
+	struct gather g = {p, q, write, NULL, NULL, NULL};
 
 	if (!p || p->mode == SBP_MODE_OFF) {
 		v->allow = true;
@@ -74,32 +129,44 @@ void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sb
 		v->rule = NULL;
 		return;
 	}
-	for (uint32_t i = 0; i < p->nrules; i++) {
-		const struct sbp_rule *r = &p->rules[i];
-
-		if (r->kind == SBP_RULE_READ && write)
-			continue;
-		if (q->subtree && write && (r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE) &&
-		    rule_beneath(p, r, q))
-			return verdict(p, v, SBP_CONTAINS_PROTECTED, r);
-		if (!rule_match(p, r, q))
-			continue;
-		switch (r->kind) {
-		case SBP_RULE_DENY:
-			return verdict(p, v, SBP_DENY_RULE, r);
-		case SBP_RULE_DENY_WRITE:
-			if (write && !deny_write)
-				deny_write = r;
-			break;
-		default:
-			/* Among allow-lists and named roots the most specific wins. */
-			if (!best || r->len > best->len)
-				best = r;
+	if (q->subtree && write)
+		for (uint32_t i = 0; i < p->nrules; i++) {
+			const struct sbp_rule *r = &p->rules[i];
+			if ((r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE) && rule_beneath(p, r, q))
+				return verdict(p, v, SBP_CONTAINS_PROTECTED, r);
 		}
+
+	/* One pass over the path: at each component boundary look up the
+	 * prefix so far and the component itself. */
+	const char *s = q->path;
+	size_t n = q->len, start = 1;
+	uint32_t h = sbp_hash_step(SBP_HASH_INIT, '/'), hn = SBP_HASH_INIT;
+	by_prefix(&g, h, 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && s[i] != '/') {
+			h = sbp_hash_step(h, (unsigned char)s[i]);
+			hn = sbp_hash_step(hn, (unsigned char)s[i]);
+			continue;
+		}
+		if (i > start) {
+			by_prefix(&g, h, i);
+			by_name(&g, hn, start, i - start);
+		}
+		h = sbp_hash_step(h, '/');
+		hn = SBP_HASH_INIT;
+		start = i + 1;
 	}
+	if (p->nprocself && q->pid > 0)
+		for (uint32_t i = 0; i < p->nrules; i++)
+			if (p->rules[i].match == SBP_M_PROCSELF && procself_match(q))
+				consider(&g, &p->rules[i]);
+
+	if (g.deny)
+		return verdict(p, v, SBP_DENY_RULE, g.deny);
+	const struct sbp_rule *best = g.best;
 	if (write) {
-		if (deny_write)
-			return verdict(p, v, SBP_DENY_WRITE_RULE, deny_write);
+		if (g.deny_write)
+			return verdict(p, v, SBP_DENY_WRITE_RULE, g.deny_write);
 		if (q->len == 1 || memchr(q->path + 1, '/', q->len - 1) == NULL)
 			return verdict(p, v, SBP_FS_ROOT, NULL);
 		if (!best)
@@ -117,6 +184,21 @@ void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sb
 	return verdict(p, v, SBP_ALLOWED, best);
 }
 
+static bool table_valid(const struct sbp_policy *p, size_t size, uint32_t off, uint32_t mask)
+{
+	if ((mask & (mask + 1)) != 0 || off % 4 || off < sizeof(*p) + (size_t)p->nrules * sizeof(struct sbp_rule) ||
+	    (size_t)off + ((size_t)mask + 1) * sizeof(struct sbp_slot) > p->pool || p->pool > size)
+		return false;
+	const struct sbp_slot *t = table(p, off);
+	bool empty = false;
+	for (uint32_t i = 0; i <= mask; i++) {
+		if (t[i].rule > p->nrules)
+			return false;
+		empty |= t[i].rule == 0;
+	}
+	return empty; /* a full table would make lookups loop forever */
+}
+
 bool sbp_policy_valid(const void *blob, size_t size)
 {
 	const struct sbp_policy *p = blob;
@@ -126,8 +208,11 @@ bool sbp_policy_valid(const void *blob, size_t size)
 		return false;
 	if (p->nrules > (size - sizeof(*p)) / sizeof(struct sbp_rule))
 		return false;
-	size_t pool = sizeof(*p) + (size_t)p->nrules * sizeof(struct sbp_rule);
-	if (p->pool != pool || pool >= size || ((const char *)blob)[size - 1] != '\0')
+	size_t pool = p->pool;
+	if (pool < sizeof(*p) + (size_t)p->nrules * sizeof(struct sbp_rule) || pool >= size ||
+	    ((const char *)blob)[size - 1] != '\0')
+		return false;
+	if (!table_valid(p, size, p->prefixes, p->prefix_mask) || !table_valid(p, size, p->names, p->name_mask))
 		return false;
 	size_t plen = size - pool;
 	uint32_t offs[] = {p->workspace, p->log, p->log_socket};
@@ -139,7 +224,8 @@ bool sbp_policy_valid(const void *blob, size_t size)
 		if (r->pat == 0 || r->pat >= plen || r->src >= plen || r->name >= plen ||
 		    r->kind > SBP_RULE_ROOT || r->root_mode > SBP_ROOT_NONE)
 			return false;
-		if (r->len != strlen(sbp_str(p, r->pat)) || r->lit > r->len)
+		if (r->len != strlen(sbp_str(p, r->pat)) || r->lit > r->len || r->key > r->len ||
+		    r->match > SBP_M_PROCSELF)
 			return false;
 	}
 	return true;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define SBP_POLICY_MAGIC 0x31504253u /* "SBP1" */
-#define SBP_POLICY_VERSION 1u
+#define SBP_POLICY_VERSION 2u
 
 enum sbp_mode { SBP_MODE_ENFORCE, SBP_MODE_AUDIT, SBP_MODE_OFF };
 
@@ -33,17 +33,38 @@ enum sbp_rule_flags {
 	SBP_RF_PROCSELF = 4, /* "/proc/self": matches /proc/<pid of the caller> */
 };
 
+/* How a rule is found for a path without scanning every rule: */
+enum sbp_match {
+	SBP_M_LITERAL,  /* prefix table, key = the whole pattern */
+	SBP_M_ANCHORED, /* prefix table, key = its literal prefix; then a glob match */
+	SBP_M_NAME,     /* "P/ ** /NAME": name table, key = NAME, path beneath P */
+	SBP_M_PROCSELF, /* scanned only for /proc/<pid> paths */
+};
+
 struct sbp_rule {
 	uint8_t kind;
 	uint8_t flags;
 	uint8_t root_mode;
-	uint8_t pad;
+	uint8_t match; /* enum sbp_match */
 	uint32_t pat;  /* pool offset: absolute pattern */
 	uint32_t len;  /* its length */
 	uint32_t lit;  /* length of its literal prefix */
+	uint32_t key;  /* LITERAL, ANCHORED: key length; NAME: offset of NAME */
 	uint32_t src;  /* pool offset: the rule as written */
 	uint32_t name; /* pool offset: root name ([path:NAME]) or 0 */
 };
+
+/* Open-addressing hash tables of rule indices (+1; 0 = empty slot). */
+struct sbp_slot {
+	uint32_t hash;
+	uint32_t rule;
+};
+
+#define SBP_HASH_INIT 2166136261u
+static inline uint32_t sbp_hash_step(uint32_t h, unsigned char c)
+{
+	return (h ^ c) * 16777619u; /* FNV-1a */
+}
 
 struct sbp_policy {
 	uint32_t magic;
@@ -57,6 +78,11 @@ struct sbp_policy {
 	uint32_t workspace; /* pool offsets; 0 = none */
 	uint32_t log;
 	uint32_t log_socket; /* abstract unix socket name of the launcher */
+	uint32_t prefixes;   /* offset of the prefix table (mask + 1 slots) */
+	uint32_t prefix_mask;
+	uint32_t names;      /* offset of the name table */
+	uint32_t name_mask;
+	uint32_t nprocself;  /* rules with SBP_M_PROCSELF */
 	uint32_t pool;       /* offset of the pool from the blob start */
 	struct sbp_rule rules[];
 };
