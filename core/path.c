@@ -74,3 +74,19 @@ size_t sbp_path_last(const char *path, size_t len)
 		i--;
 	return i;
 }
+
+bool sbp_path_is_normal(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *p = path; *p; p++) {
+		if (*p != '/')
+			continue;
+		/* p[1] starts a component: it must be a real name. */
+		if (p[1] == '/' || (p[1] == '\0' && p != path))
+			return false;
+		if (p[1] == '.' && (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))
+			return false;
+	}
+	return true;
+}

@@ -2,6 +2,7 @@
 #ifndef SBP_PATH_H
 #define SBP_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum {
@@ -16,6 +17,10 @@ enum {
  * SBP_PATH_* bits. */
 long sbp_path_normalize(const char *base, const char *path, char *out, size_t outsz,
 			unsigned *flags);
+
+/* True when PATH is absolute and already what sbp_path_normalize() would
+ * make of it (no "//", ".", ".." components, no trailing '/'). */
+bool sbp_path_is_normal(const char *path);
 
 /* Offset of the last component of the normalised absolute PATH (after the
  * last '/'); 0 for "/". */

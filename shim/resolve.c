@@ -95,13 +95,19 @@ static int dir_path(int dirfd, char *buf, size_t size)
 	return n > 0 && buf[0] == '/' ? 0 : -1;
 }
 
-static int lexical(int dirfd, const char *path, char *out, unsigned *flags)
+/* The path as written, made absolute and normalised: PATH itself when it
+ * already is (the common case, no copy), else built in BUF.  NULL when the
+ * base directory cannot be named. */
+static const char *lexical(int dirfd, const char *path, char *buf, unsigned *flags)
 {
 	char base[PATH_MAX];
 
+	*flags = 0;
+	if (sbp_path_is_normal(path))
+		return path;
 	if (path[0] != '/' && dir_path(dirfd, base, sizeof(base)) < 0)
-		return -1;
-	return sbp_path_normalize(path[0] == '/' ? NULL : base, path, out, PATH_MAX, flags) < 0 ? -1 : 0;
+		return NULL;
+	return sbp_path_normalize(path[0] == '/' ? NULL : base, path, buf, PATH_MAX, flags) < 0 ? NULL : buf;
 }
 
 static bool active(void)
@@ -340,15 +346,15 @@ static bool lexically_allowed(enum sbp_op op, unsigned how, const char *lex)
 int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
 	      struct sbp_target *t)
 {
-	char lex[PATH_MAX];
+	char lexbuf[PATH_MAX];
 	unsigned lf = 0;
 
 	target_init(t, dirfd, path);
 	if (!active() || !path || !path[0])
 		return SBP_CHECK_PASS; /* EFAULT / ENOENT come from the call itself */
 	int saved = errno;
-	bool have_lex = lexical(dirfd, path, lex, &lf) == 0;
-	if (have_lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, how, lex)) {
+	const char *lex = lexical(dirfd, path, lexbuf, &lf);
+	if (lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, how, lex)) {
 		char dir[PATH_MAX];
 		const char *last = split(path, dir, sizeof(dir));
 		int pfd = open_parent(dirfd, dir, RESOLVE_NO_SYMLINKS);
@@ -374,7 +380,7 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 			sbp_target_done(t);
 		}
 	}
-	int r = slow(call, op, dirfd, path, how, t, have_lex ? lex : NULL);
+	int r = slow(call, op, dirfd, path, how, t, lex);
 	if (r != SBP_CHECK_FAIL)
 		errno = saved;
 	return r;
@@ -417,7 +423,7 @@ const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size)
 
 int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned mode)
 {
-	char lex[PATH_MAX];
+	char lexbuf[PATH_MAX];
 	unsigned lf = 0;
 
 	if (!active() || !path)
@@ -425,8 +431,8 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || SBP_NEEDS_MODE(flags);
 	enum sbp_op op = write ? SBP_OP_WRITE : SBP_OP_READ;
 	int saved = errno;
-	bool have_lex = path[0] && lexical(dirfd, path, lex, &lf) == 0;
-	if (have_lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, 0, lex)) {
+	const char *lex = path[0] ? lexical(dirfd, path, lexbuf, &lf) : NULL;
+	if (lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, 0, lex)) {
 		int fd = sys_openat2(dirfd, path, flags, mode, RESOLVE_NO_SYMLINKS);
 		if (fd >= 0) {
 			errno = saved;
@@ -446,7 +452,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	struct sbp_target t;
 	target_init(&t, dirfd, path);
 	errno = saved;
-	int r = slow(call, op, dirfd, path, how, &t, have_lex ? lex : NULL);
+	int r = slow(call, op, dirfd, path, how, &t, lex);
 	if (r == SBP_CHECK_FAIL)
 		return -1;
 	errno = saved;

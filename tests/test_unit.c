@@ -108,6 +108,28 @@ START_TEST(t_path_normalize)
 }
 END_TEST
 
+START_TEST(t_path_is_normal)
+{
+	static const struct {
+		const char *p;
+		bool normal;
+	} cases[] = {
+		{"/", true}, {"/a/b", true}, {"/a/.b", true}, {"/a/..b", true}, {"/a/b.", true},
+		{"a/b", false}, {"/a/", false}, {"//a", false}, {"/a//b", false}, {"/a/./b", false},
+		{"/a/.", false}, {"/a/../b", false}, {"/a/..", false}, {"", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(sbp_path_is_normal(cases[i].p) == cases[i].normal, "'%s'", cases[i].p);
+		if (cases[i].normal) {
+			char out[64];
+			unsigned f;
+			sbp_path_normalize(NULL, cases[i].p, out, sizeof(out), &f);
+			ck_assert_str_eq(out, cases[i].p);
+		}
+	}
+}
+END_TEST
+
 START_TEST(t_path_too_long)
 {
 	char out[16];
@@ -579,6 +601,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, t_glob_check, 0, N(glob_check_cases));
 	tcase_add_loop_test(tc, t_path_normalize, 0, N(path_cases));
 	tcase_add_test(tc, t_path_too_long);
+	tcase_add_test(tc, t_path_is_normal);
 	tcase_add_loop_test(tc, t_decide, 0, N(decide_cases));
 	tcase_add_test(tc, t_decide_audit_and_off);
 	tcase_add_test(tc, t_read_restricted);
