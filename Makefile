@@ -119,7 +119,9 @@ install: all
 	install -m 0755 $(B)/sbpreload $(DESTDIR)$(BINDIR)/sbpreload
 	install -m 0644 $(B)/libsbpreload.so $(DESTDIR)$(LIBDIR)/libsbpreload.so
 	install -m 0644 docs/sbpreload.1 $(DESTDIR)$(MANDIR)/man1/sbpreload.1
+	install -d $(DESTDIR)$(DATADIR)/examples
 	install -m 0644 conf/*.ini $(DESTDIR)$(DATADIR)/
+	install -m 0644 conf/examples/*.ini $(DESTDIR)$(DATADIR)/examples/
 endif
 
 uninstall:

@@ -2,6 +2,7 @@
  * decision, config layers and errors, messages, the blob transport.  Each
  * is a table of cases. */
 #include <check.h>
+#include <glob.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -592,6 +593,37 @@ START_TEST(t_workspace_auto)
 }
 END_TEST
 
+/* Every shipped config loads and compiles. */
+START_TEST(t_shipped_configs)
+{
+	glob_t g;
+	ck_assert_int_eq(glob("conf/*.ini", 0, NULL, &g), 0);
+	ck_assert_int_eq(glob("conf/examples/*.ini", GLOB_APPEND, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 5);
+	char *ws = sbt_tmpdir(false);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct sbp_config c;
+		struct sbp_compiled out;
+		sbp_config_init(&c);
+		ck_assert_msg(sbp_config_load_string(&c, sbp_default_ini, "default") == 0, "%s", c.err);
+		ck_assert_msg(sbp_config_load_file(&c, g.gl_pathv[i]) == 0, "%s", c.err);
+		sbp_config_set(&c, "sandbox", "workspace", ws, "test", false);
+		ck_assert_msg(sbp_config_compile(&c, NULL, &out) == 0, "%s: %s", g.gl_pathv[i], c.err);
+		free(out.blob);
+		free(out.workspace);
+		sbp_config_free(&c);
+	}
+	/* conf/default.ini is the built-in default, byte for byte. */
+	char *text = sbt_read("conf/default.ini");
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, sbp_default_ini);
+	free(text);
+	globfree(&g);
+	sbt_rmrf(ws);
+	free(ws);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("unit");
@@ -615,6 +647,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_messages);
 	tcase_add_test(tc, t_blob_transport);
 	tcase_add_test(tc, t_workspace_auto);
+	tcase_add_test(tc, t_shipped_configs);
 	suite_add_tcase(s, tc);
 	return s;
 }
