@@ -35,7 +35,7 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SAN)
 SHIM_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SHIM_SAN) -fPIC -fvisibility=hidden -fno-stack-protector \
 	-fno-delete-null-pointer-checks -Wno-nonnull-compare
 
-CORE_SRC := core/glob.c core/path.c core/policy.c core/config.c
+CORE_SRC := core/globmatch.c core/path.c core/policy.c core/config.c
 SHIM_SRC := shim/shim.c shim/resolve.c shim/report.c
 LAUNCHER_SRC := launcher/main.c launcher/run.c
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "glob.h"
+#include "globmatch.h"
 #include "path.h"
 
 const char sbp_list_keys[SBP_L_COUNT][12] = {"read", "write", "deny", "deny_write"};

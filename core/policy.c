@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "glob.h"
+#include "globmatch.h"
 
 /* --- matching ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "glob.h"
+#include "globmatch.h"
 #include "path.h"
 #include "policy.h"
 #include "util.h"

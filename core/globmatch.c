@@ -1,4 +1,4 @@
-#include "glob.h"
+#include "globmatch.h"
 
 #include <string.h>
 
