@@ -15,6 +15,8 @@ DATADIR ?= $(PREFIX)/share/sbpreload
 DESTDIR ?=
 
 CC ?= gcc
+# V=1 shows the full commands.
+Q := $(if $(filter 1,$(V)),,@)
 B ?= build
 VERSION := 0.1.0
 
@@ -72,21 +74,26 @@ $(B)/.dir:
 
 # The built-in default policy is conf/default.ini itself.
 $(B)/core/default_ini.o: core/default_ini.S conf/default.ini | $(B)/.dir
-	$(CC) -c -fPIC -DDEFAULT_INI='"conf/default.ini"' $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) -c -fPIC -DDEFAULT_INI='"conf/default.ini"' $< -o $@
 
 # The core is built twice: into the shim (PIC, hidden) and into the
 # launcher and the tests.
 $(B)/core/%.pic.o: core/%.c core/*.h | $(B)/.dir
-	$(CC) $(SHIM_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
 
 $(B)/core/%.o: core/%.c core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih) -c $< -o $@
 
 $(B)/shim/%.o: shim/%.c shim/*.h shim/hooks.def core/*.h | $(B)/.dir
-	$(CC) $(SHIM_CFLAGS) -c $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) -c $< -o $@
 
 $(B)/launcher/%.o: launcher/%.c launcher/*.h core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih libseccomp) -c $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $$(pkg-config --cflags inih libseccomp) -c $< -o $@
 
 SHIM_CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.pic.o) $(B)/core/default_ini.o
 CORE_OBJ := $(CORE_SRC:core/%.c=$(B)/core/%.o) $(B)/core/default_ini.o
@@ -101,11 +108,13 @@ $(B)/shim/exports.map: shim/hooks.def | $(B)/.dir
 	   echo '  sbp_hooked_names; sbp_hooked_count;'; echo 'local: *; };'; } > $@
 
 $(B)/libsbpreload.so: $(SHIM_OBJ) $(SHIM_CORE_OBJ) $(B)/shim/exports.map
-	$(CC) $(SHIM_CFLAGS) -shared -fPIC -Wl,-z,now -Wl,-z,relro -Wl,--version-script=$(B)/shim/exports.map \
+	@echo "  CC      $@"
+	$(Q)$(CC) $(SHIM_CFLAGS) -shared -fPIC -Wl,-z,now -Wl,-z,relro -Wl,--version-script=$(B)/shim/exports.map \
 		-o $@ $(SHIM_OBJ) $(SHIM_CORE_OBJ) $(INIH_STATIC) -ldl
 
 $(B)/sbpreload: $(LAUNCHER_OBJ) $(CORE_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs inih libseccomp)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs inih libseccomp)
 
 ifeq ($(PKG_OK),yes)
 include tests/tests.mk

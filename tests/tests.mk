@@ -14,24 +14,31 @@ PROBES := $(B)/tests/probe $(B)/tests/probe-lfs $(B)/tests/probe-fort $(B)/tests
 TEST_HELPERS := $(B)/tests/flipper
 
 $(B)/tests/%.o: tests/%.c tests/*.h core/*.h | $(B)/.dir
-	$(CC) $(ALL_CFLAGS) -Itests $$(pkg-config --cflags check) -c $< -o $@
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests $$(pkg-config --cflags check) -c $< -o $@
 
 $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/util.o $(CORE_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs check inih) -lpthread
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs check inih) -lpthread
 
 # The probe calls one libc function as a program compiled that way would.
 PROBE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g $(SAN)
 $(B)/tests/probe: tests/probe.c | $(B)/.dir
-	$(CC) $(PROBE_CFLAGS) -O0 -U_FORTIFY_SOURCE -o $@ $<
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PROBE_CFLAGS) -O0 -U_FORTIFY_SOURCE -o $@ $<
 $(B)/tests/probe-lfs: tests/probe.c | $(B)/.dir
-	$(CC) $(PROBE_CFLAGS) -O0 -U_FORTIFY_SOURCE -D_FILE_OFFSET_BITS=64 -o $@ $<
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PROBE_CFLAGS) -O0 -U_FORTIFY_SOURCE -D_FILE_OFFSET_BITS=64 -o $@ $<
 $(B)/tests/probe-fort: tests/probe.c | $(B)/.dir
-	$(CC) $(PROBE_CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $<
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PROBE_CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -o $@ $<
 $(B)/tests/probe-lfs-fort: tests/probe.c | $(B)/.dir
-	$(CC) $(PROBE_CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 -o $@ $<
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PROBE_CFLAGS) -O2 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -D_FILE_OFFSET_BITS=64 -o $@ $<
 
 $(B)/tests/flipper: tests/flipper.c | $(B)/.dir
-	$(CC) $(PROBE_CFLAGS) -O2 -o $@ $< -lpthread
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PROBE_CFLAGS) -O2 -o $@ $< -lpthread
 
 tests: all $(TEST_BINS) $(PROBES) $(TEST_HELPERS)
 
