@@ -22,7 +22,8 @@ $(B)/tests/test_%: $(B)/tests/test_%.o $(B)/tests/util.o $(CORE_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $$(pkg-config --libs check inih) -lpthread
 
 # The probe calls one libc function as a program compiled that way would.
-PROBE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g $(SAN)
+# Programs run under the shim get the shim's sanitizers (ASan cannot come after a preload).
+PROBE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -g $(SHIM_SAN)
 $(B)/tests/probe: tests/probe.c | $(B)/.dir
 	@echo "  CC      $@"
 	$(Q)$(CC) $(PROBE_CFLAGS) -O0 -U_FORTIFY_SOURCE -o $@ $<

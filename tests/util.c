@@ -68,6 +68,11 @@ void sbt_write(const char *path, const char *content)
 	fclose(f);
 }
 
+/* What sbt_read returned stays reachable from here, so that a test may use
+ * it inside an assertion without freeing it (LeakSanitizer runs at exit). */
+static char **kept;
+static size_t nkept;
+
 char *sbt_read(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -83,6 +88,8 @@ char *sbt_read(const char *path)
 	}
 	s[len] = '\0';
 	fclose(f);
+	kept = realloc(kept, (nkept + 1) * sizeof(*kept));
+	kept[nkept++] = s;
 	return s;
 }
 

@@ -25,7 +25,8 @@ char *sbt_tmpdir(bool outside);
 void sbt_rmrf(const char *path);
 
 void sbt_write(const char *path, const char *content);
-/* Whole file, malloc'd; NULL when it cannot be read. */
+/* Whole file, malloc'd (freeing it is optional); NULL when it cannot be
+ * read. */
 char *sbt_read(const char *path);
 bool sbt_exists(const char *path); /* lstat() succeeds */
 
