@@ -241,10 +241,12 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 	strcpy(cur, path);
 	for (;;) {
 		const char *last = split(cur, dir, sizeof(dir));
-		int pfd = open_parent(base, dir, 0);
+		/* A dirfd of our caller is checked the way the kernel would
+		 * (EBADF, ENOTDIR) by opening "." through it. */
+		int pfd = open_parent(base, !dir[0] && base == dirfd && base != AT_FDCWD ? "." : dir, 0);
 		if (base != dirfd && base != pfd)
 			sbp_sys_close(base);
-		if (dir[0] && pfd < 0)
+		if (pfd < 0 && pfd != AT_FDCWD)
 			return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EBADF, ELOOP: the kernel's answer */
 		t->own_fd = pfd != dirfd ? pfd : -1;
 		base = pfd;
@@ -313,7 +315,7 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 		memcpy(t->buf, ln ? last : ".", ln ? ln + 1 : 2);
 		t->dirfd = pfd;
 		t->name = t->buf;
-		t->followed = follow;
+		t->pinned = true;
 		if (judge(call, op, how, path, t->abs, lex) < 0) {
 			sbp_target_done(t);
 			return SBP_CHECK_FAIL;
@@ -329,7 +331,7 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->own_fd = -1;
 	t->anon = false;
 	t->via_proc = false;
-	t->followed = false;
+	t->pinned = false;
 }
 
 /* Lexically allowed?  (Then the fast path may prove it exact.) */
@@ -374,6 +376,7 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 				memcpy(t->abs, lex, strlen(lex) + 1);
 				t->dirfd = pfd;
 				t->name = last[0] ? last : ".";
+				t->pinned = true;
 				errno = saved;
 				return SBP_CHECK_ALLOW;
 			}
@@ -408,7 +411,7 @@ int sbp_check_fd(const char *call, enum sbp_op op, int fd)
 
 const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size)
 {
-	if (t->dirfd == AT_FDCWD || t->name[0] == '/')
+	if (!t->name || t->dirfd == AT_FDCWD || t->name[0] == '/')
 		return t->name;
 	char pre[48];
 	fmt_fd(pre, "/proc/self/fd/", t->dirfd);
@@ -459,7 +462,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	if (r == SBP_CHECK_PASS)
 		return sbp_sys_openat(dirfd, path, flags, mode);
 	/* The final component was judged as it is now: pin it. */
-	int extra = t.followed && !t.via_proc ? O_NOFOLLOW : 0;
+	int extra = t.pinned ? O_NOFOLLOW : 0;
 	int fd = sbp_sys_openat(t.dirfd, t.name, flags | extra, mode);
 	sbp_target_done(&t);
 	return fd;

@@ -164,7 +164,10 @@ __attribute__((constructor(101))) static void sbp_ctor(void)
 	})
 
 /* Judge PATH, then evaluate EXPR with D and N naming where to act (the
- * original dirfd and path when there is nothing to judge). */
+ * original dirfd and path when there is nothing to judge), P the same as
+ * one path, and PIN = AT_SYMLINK_NOFOLLOW when the final component was
+ * judged as it is: a symlink swapped in after the check is then acted on
+ * itself, never followed. */
 #define CHECKED(call_, op_, how_, dirfd_, path_, EXPR)                                   \
 	do {                                                                        \
 		struct sbp_target t_;                                               \
@@ -172,7 +175,8 @@ __attribute__((constructor(101))) static void sbp_ctor(void)
 			return -1;                                                  \
 		int D = t_.dirfd;                                                   \
 		const char *N = t_.name;                                            \
-		(void)D, (void)N;                                                   \
+		int PIN = t_.pinned ? AT_SYMLINK_NOFOLLOW : 0;                      \
+		(void)D, (void)N, (void)PIN;                                        \
 		char P_[PATH_MAX + 32];                                             \
 		const char *P = sbp_target_path(&t_, P_, sizeof(P_));               \
 		(void)P;                                                            \
@@ -191,6 +195,39 @@ __attribute__((constructor(101))) static void sbp_ctor(void)
 static unsigned follow_unless(int flags, int nofollow_flag)
 {
 	return (flags & nofollow_flag) ? 0 : SBP_FOLLOW;
+}
+
+/* fchmodat(2) cannot take AT_SYMLINK_NOFOLLOW; fchmodat2 (Linux 6.6) can,
+ * and glibc emulates it through /proc on older kernels. */
+static int fchmodat_pinned(int dirfd, const char *name, mode_t mode, int flags)
+{
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+	static bool no_fchmodat2;
+	if (!(flags & AT_SYMLINK_NOFOLLOW))
+		return real_fchmodat(dirfd, name, mode, flags);
+	if (!no_fchmodat2) {
+		long r = syscall(SYS_fchmodat2, dirfd, name, mode, flags);
+		if (r == 0 || errno != ENOSYS)
+			return (int)r;
+		no_fchmodat2 = true;
+	}
+	return real_fchmodat(dirfd, name, mode, flags);
+}
+
+/* utime, utimes and futimesat as utimensat, which can act on a pinned
+ * name without following it. */
+static int utimensat_tv(int dirfd, const char *name, const struct timeval tv[2], int flags)
+{
+	if (!tv)
+		return real_utimensat(dirfd, name, NULL, flags);
+	struct timespec ts[2] = {{tv[0].tv_sec, tv[0].tv_usec * 1000}, {tv[1].tv_sec, tv[1].tv_usec * 1000}};
+	if (tv[0].tv_usec < 0 || tv[0].tv_usec >= 1000000 || tv[1].tv_usec < 0 || tv[1].tv_usec >= 1000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	return real_utimensat(dirfd, name, ts, flags);
 }
 
 /* --- open family ------------------------------------------------------- */
@@ -651,7 +688,7 @@ EXPORT int truncate64(const char *path, off64_t length)
 
 EXPORT int chmod(const char *path, mode_t mode)
 {
-	CHECKED("chmod", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_fchmodat(D, N, mode, 0));
+	CHECKED("chmod", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, fchmodat_pinned(D, N, mode, PIN));
 }
 
 EXPORT int lchmod(const char *path, mode_t mode)
@@ -662,7 +699,7 @@ EXPORT int lchmod(const char *path, mode_t mode)
 EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
 	CHECKED("fchmodat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd, path,
-		real_fchmodat(D, N, mode, flags));
+		fchmodat_pinned(D, N, mode, flags | PIN));
 }
 
 EXPORT int fchmod(int fd, mode_t mode)
@@ -672,7 +709,7 @@ EXPORT int fchmod(int fd, mode_t mode)
 
 EXPORT int chown(const char *path, uid_t owner, gid_t group)
 {
-	CHECKED("chown", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_fchownat(D, N, owner, group, 0));
+	CHECKED("chown", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_fchownat(D, N, owner, group, PIN));
 }
 
 EXPORT int lchown(const char *path, uid_t owner, gid_t group)
@@ -687,7 +724,7 @@ EXPORT int fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int f
 		FD_CHECKED("fchownat", dirfd, real_fchownat(dirfd, path, owner, group, flags));
 	CHECKED("fchownat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd,
 		path && !path[0] && (flags & AT_EMPTY_PATH) ? "." : path,
-		real_fchownat(D, N, owner, group, flags));
+		real_fchownat(D, N, owner, group, flags | PIN));
 }
 
 EXPORT int fchown(int fd, uid_t owner, gid_t group)
@@ -697,12 +734,12 @@ EXPORT int fchown(int fd, uid_t owner, gid_t group)
 
 EXPORT int utime(const char *path, const struct utimbuf *times)
 {
-	CHECKED("utime", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_utime(P, times));
+	CHECKED("utime", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, utimensat_tv(D, N, times ? (struct timeval[2]){{times->actime, 0}, {times->modtime, 0}} : NULL, PIN));
 }
 
 EXPORT int utimes(const char *path, const struct timeval times[2])
 {
-	CHECKED("utimes", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_utimes(P, times));
+	CHECKED("utimes", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, utimensat_tv(D, N, times, PIN));
 }
 
 EXPORT int lutimes(const char *path, const struct timeval times[2])
@@ -714,7 +751,7 @@ EXPORT int futimesat(int dirfd, const char *path, const struct timeval times[2])
 {
 	if (!path)
 		FD_CHECKED("futimesat", dirfd, real_futimesat(dirfd, path, times));
-	CHECKED("futimesat", SBP_OP_WRITE, SBP_FOLLOW, dirfd, path, real_futimesat(D, N, times));
+	CHECKED("futimesat", SBP_OP_WRITE, SBP_FOLLOW, dirfd, path, utimensat_tv(D, N, times, PIN));
 }
 
 EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)
@@ -723,7 +760,7 @@ EXPORT int utimensat(int dirfd, const char *path, const struct timespec times[2]
 	if ((!path || (!path[0] && (flags & AT_EMPTY_PATH))) && dirfd != AT_FDCWD)
 		FD_CHECKED("utimensat", dirfd, real_utimensat(dirfd, path, times, flags));
 	CHECKED("utimensat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd,
-		path && !path[0] && (flags & AT_EMPTY_PATH) ? "." : path, real_utimensat(D, N, times, flags));
+		path && !path[0] && (flags & AT_EMPTY_PATH) ? "." : path, real_utimensat(D, N, times, flags | PIN));
 }
 
 EXPORT int futimens(int fd, const struct timespec times[2])
@@ -738,7 +775,7 @@ EXPORT int futimes(int fd, const struct timeval times[2])
 
 EXPORT int setxattr(const char *path, const char *name, const void *value, size_t size, int flags)
 {
-	CHECKED("setxattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_setxattr(P, name, value, size, flags));
+	CHECKED("setxattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, (PIN ? real_lsetxattr : real_setxattr)(P, name, value, size, flags));
 }
 
 EXPORT int lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)
@@ -753,7 +790,7 @@ EXPORT int fsetxattr(int fd, const char *name, const void *value, size_t size, i
 
 EXPORT int removexattr(const char *path, const char *name)
 {
-	CHECKED("removexattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_removexattr(P, name));
+	CHECKED("removexattr", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, (PIN ? real_lremovexattr : real_removexattr)(P, name));
 }
 
 EXPORT int lremovexattr(const char *path, const char *name)

@@ -37,7 +37,8 @@ struct sbp_target {
 	int own_fd;        /* to close after the call, or -1 */
 	bool anon;         /* not a filesystem path (pipe:[..], socket:[..]) */
 	bool via_proc;     /* NAME is /proc/self/fd/N of what the kernel opened */
-	bool followed;     /* a final symlink was followed by hand (or none was there) */
+	bool pinned;       /* NAME was judged as it is now (not a symlink to follow):
+			      act on it with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW */
 	char abs[PATH_MAX];  /* the path judged */
 	char buf[PATH_MAX];  /* storage for NAME when it is not the caller's */
 };
