@@ -393,6 +393,26 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	return do_freopen("freopen64", path, mode, stream, real_freopen64);
 }
 
+/* A file handle names no path (and root may use one to reach any file):
+ * open it, then judge what the kernel opened.  O_TRUNC waits until the
+ * verdict. */
+EXPORT int open_by_handle_at(int mount_fd, struct file_handle *handle, int flags)
+{
+	int fd = real_open_by_handle_at(mount_fd, handle, flags & ~O_TRUNC);
+	if (fd < 0)
+		return fd;
+	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+	if (sbp_check_fd("open_by_handle_at", write ? SBP_OP_WRITE : SBP_OP_READ, fd) < 0) {
+		sbp_sys_close(fd);
+		return -1;
+	}
+	if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+		sbp_sys_close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 EXPORT DIR *opendir(const char *path)
 {
 	int fd = sbp_open("opendir", AT_FDCWD, path, O_RDONLY | O_NDELAY | O_DIRECTORY | O_CLOEXEC, 0);
