@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -214,16 +215,39 @@ void sbp_target_done(struct sbp_target *t)
 {
 	if (t->own_fd >= 0)
 		sbp_sys_close(t->own_fd);
-	t->own_fd = -1;
+	if (t->own_fd2 >= 0)
+		sbp_sys_close(t->own_fd2);
+	t->own_fd = t->own_fd2 = -1;
 }
 
-/* Open DIR (relative to DIRFD; "" = DIRFD itself) as the parent to act in. */
-static int open_parent(int dirfd, const char *dir, unsigned long resolve)
+/* For calls that take only a path (truncate, scandir, freopen): name the
+ * judged final component through a descriptor, so that a symlink swapped in
+ * after the check is not followed.  A name that does not exist yet (a
+ * create) stays as it is. */
+static int pin_final(struct sbp_target *t)
 {
-	if (!dir[0])
-		return dirfd;
-	if (resolve)
-		return sys_openat2(dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, resolve);
+	struct stat st;
+
+	if (!t->pinned)
+		return 0;
+	int fd = sbp_sys_openat(t->dirfd, t->name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+		sbp_sys_close(fd);
+		errno = ELOOP; /* swapped for a symlink since the check */
+		return -1;
+	}
+	t->own_fd2 = fd;
+	fmt_fd(t->buf, "/proc/self/fd/", fd);
+	t->dirfd = AT_FDCWD;
+	t->name = t->buf;
+	return 0;
+}
+
+/* Open DIR (relative to DIRFD) as the directory to act in. */
+static int open_parent(int dirfd, const char *dir)
+{
 	return sbp_sys_openat(dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 }
 
@@ -241,14 +265,15 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 	strcpy(cur, path);
 	for (;;) {
 		const char *last = split(cur, dir, sizeof(dir));
-		/* A dirfd of our caller is checked the way the kernel would
-		 * (EBADF, ENOTDIR) by opening "." through it. */
-		int pfd = open_parent(base, !dir[0] && base == dirfd && base != AT_FDCWD ? "." : dir, 0);
+		/* The directory is pinned by a descriptor of our own (".": the
+		 * cwd or the caller's dirfd, which also fails as the kernel
+		 * would, EBADF or ENOTDIR). */
+		int pfd = open_parent(base, dir[0] ? dir : ".");
 		if (base != dirfd && base != pfd)
 			sbp_sys_close(base);
-		if (pfd < 0 && pfd != AT_FDCWD)
+		if (pfd < 0)
 			return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EBADF, ELOOP: the kernel's answer */
-		t->own_fd = pfd != dirfd ? pfd : -1;
+		t->own_fd = pfd;
 		base = pfd;
 		if (dir_path(pfd, parent, sizeof(parent)) < 0 || parent[0] != '/') {
 			sbp_target_done(t);
@@ -329,6 +354,7 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->dirfd = dirfd;
 	t->name = path;
 	t->own_fd = -1;
+	t->own_fd2 = -1;
 	t->anon = false;
 	t->via_proc = false;
 	t->pinned = false;
@@ -345,8 +371,8 @@ static bool lexically_allowed(enum sbp_op op, unsigned how, const char *lex)
 	return !v.violation;
 }
 
-int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
-	      struct sbp_target *t)
+static int check_path(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+		      struct sbp_target *t)
 {
 	char lexbuf[PATH_MAX];
 	unsigned lf = 0;
@@ -356,26 +382,30 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 		return SBP_CHECK_PASS; /* EFAULT / ENOENT come from the call itself */
 	int saved = errno;
 	const char *lex = lexical(dirfd, path, lexbuf, &lf);
-	if (lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, how, lex)) {
-		char dir[PATH_MAX];
-		const char *last = split(path, dir, sizeof(dir));
-		int pfd = open_parent(dirfd, dir, RESOLVE_NO_SYMLINKS);
-		if (dir[0] && pfd < 0) {
+	/* Act on the absolute path that was judged, never relative to a cwd
+	 * or dirfd that another thread may change meanwhile. */
+	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 &&
+	    lexically_allowed(op, how, lex)) {
+		char dir[PATH_MAX], name[NAME_MAX + 1];
+		const char *last = split(lex, dir, sizeof(dir));
+		int pfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
+		if (pfd < 0) {
 			if (errno == ENOSYS)
 				no_openat2 = true;
 			else if (errno != ELOOP)
-				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES, EBADF */
+				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES: the kernel's answer */
 		} else {
-			t->own_fd = pfd != dirfd ? pfd : -1;
-			char name[NAME_MAX + 1], target[2];
+			t->own_fd = pfd;
 			last_name(last, name, sizeof(name));
 			/* A final symlink the call would follow: judge its target. */
-			bool link = (how & SBP_FOLLOW) && name[0] && !dot_or_dotdot(name) &&
+			char target[2];
+			bool link = (how & SBP_FOLLOW) && name[0] &&
 				    syscall(SYS_readlinkat, pfd, name, target, sizeof(target)) >= 0;
 			if (!link) {
 				memcpy(t->abs, lex, strlen(lex) + 1);
+				memcpy(t->buf, name[0] ? name : ".", strlen(name[0] ? name : ".") + 1);
 				t->dirfd = pfd;
-				t->name = last[0] ? last : ".";
+				t->name = t->buf;
 				t->pinned = true;
 				errno = saved;
 				return SBP_CHECK_ALLOW;
@@ -386,6 +416,17 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 	int r = slow(call, op, dirfd, path, how, t, lex);
 	if (r != SBP_CHECK_FAIL)
 		errno = saved;
+	return r;
+}
+
+int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+	      struct sbp_target *t)
+{
+	int r = check_path(call, op, dirfd, path, how, t);
+	if (r == SBP_CHECK_ALLOW && (how & SBP_PIN_FINAL) && pin_final(t) < 0) {
+		sbp_target_done(t);
+		return SBP_CHECK_FAIL;
+	}
 	return r;
 }
 
@@ -435,8 +476,9 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	enum sbp_op op = write ? SBP_OP_WRITE : SBP_OP_READ;
 	int saved = errno;
 	const char *lex = path[0] ? lexical(dirfd, path, lexbuf, &lf) : NULL;
-	if (lex && !(lf & SBP_PATH_DOTDOT) && !no_openat2 && lexically_allowed(op, 0, lex)) {
-		int fd = sys_openat2(dirfd, path, flags, mode, RESOLVE_NO_SYMLINKS);
+	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 && lexically_allowed(op, 0, lex)) {
+		/* The absolute path judged, not PATH: see sbp_check(). */
+		int fd = sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
 		if (fd >= 0) {
 			errno = saved;
 			return fd;

@@ -330,7 +330,7 @@ static FILE *do_fopen(const char *call, const char *path, const char *mode,
 		/* Wide-character streams: judge, then let libc open it. */
 		struct sbp_target t;
 		enum sbp_op op = mode && mode[0] == 'r' && !strchr(mode, '+') ? SBP_OP_READ : SBP_OP_WRITE;
-		if (sbp_check(call, op, AT_FDCWD, path, SBP_FOLLOW, &t) == SBP_CHECK_FAIL)
+		if (sbp_check(call, op, AT_FDCWD, path, SBP_FOLLOW | SBP_PIN_FINAL, &t) == SBP_CHECK_FAIL)
 			return NULL;
 		char buf[PATH_MAX + 32];
 		FILE *f = real(sbp_target_path(&t, buf, sizeof(buf)), mode);
@@ -367,7 +367,7 @@ static FILE *do_freopen(const char *call, const char *path, const char *mode, FI
 	struct sbp_target t;
 	int flags = mode ? fopen_flags(mode) : -1;
 	enum sbp_op op = flags >= 0 && (flags & O_ACCMODE) == O_RDONLY ? SBP_OP_READ : SBP_OP_WRITE;
-	unsigned how = flags >= 0 && (flags & O_EXCL) ? 0 : SBP_FOLLOW;
+	unsigned how = flags >= 0 && (flags & O_EXCL) ? 0 : SBP_FOLLOW | SBP_PIN_FINAL;
 
 	if (sbp_check(call, op, AT_FDCWD, path, how, &t) == SBP_CHECK_FAIL) {
 		/* freopen closes the stream whatever happens. */
@@ -427,13 +427,13 @@ EXPORT DIR *opendir(const char *path)
 EXPORT int scandir(const char *dir, struct dirent ***list, int (*sel)(const struct dirent *),
 		   int (*cmp)(const struct dirent **, const struct dirent **))
 {
-	CHECKED("scandir", SBP_OP_READ, SBP_FOLLOW, AT_FDCWD, dir, real_scandir(P, list, sel, cmp));
+	CHECKED("scandir", SBP_OP_READ, SBP_FOLLOW | SBP_PIN_FINAL, AT_FDCWD, dir, real_scandir(P, list, sel, cmp));
 }
 
 EXPORT int scandir64(const char *dir, struct dirent64 ***list, int (*sel)(const struct dirent64 *),
 		     int (*cmp)(const struct dirent64 **, const struct dirent64 **))
 {
-	CHECKED("scandir64", SBP_OP_READ, SBP_FOLLOW, AT_FDCWD, dir, real_scandir64(P, list, sel, cmp));
+	CHECKED("scandir64", SBP_OP_READ, SBP_FOLLOW | SBP_PIN_FINAL, AT_FDCWD, dir, real_scandir64(P, list, sel, cmp));
 }
 
 /* --- temporary files ----------------------------------------------------- */
@@ -586,7 +586,8 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 	if (kind == TWO_LINK && (flags & AT_EMPTY_PATH) && oldpath && !oldpath[0]) {
 		a.dirfd = olddirfd;
 		a.name = oldpath;
-		a.own_fd = -1;
+		a.own_fd = a.own_fd2 = -1;
+		a.pinned = false;
 	}
 	if (sbp_check(call, SBP_OP_WRITE, newdirfd, newpath, new_how, &b) == SBP_CHECK_FAIL) {
 		sbp_target_done(&a);
@@ -601,7 +602,9 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		r = real_renameat2(a.dirfd, a.name, b.dirfd, b.name, flags);
 		break;
 	default:
-		r = real_linkat(a.dirfd, a.name, b.dirfd, b.name, (int)flags);
+		/* A pinned source was judged as it is: link it, not what a
+		 * symlink swapped in since would point to. */
+		r = real_linkat(a.dirfd, a.name, b.dirfd, b.name, a.pinned ? (int)(flags & ~AT_SYMLINK_FOLLOW) : (int)flags);
 	}
 	sbp_target_done(&a);
 	sbp_target_done(&b);
@@ -698,12 +701,12 @@ EXPORT int bind(int fd, __CONST_SOCKADDR_ARG arg, socklen_t len)
 
 EXPORT int truncate(const char *path, off_t length)
 {
-	CHECKED("truncate", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_truncate(P, length));
+	CHECKED("truncate", SBP_OP_WRITE, SBP_FOLLOW | SBP_PIN_FINAL, AT_FDCWD, path, real_truncate(P, length));
 }
 
 EXPORT int truncate64(const char *path, off64_t length)
 {
-	CHECKED("truncate64", SBP_OP_WRITE, SBP_FOLLOW, AT_FDCWD, path, real_truncate64(P, length));
+	CHECKED("truncate64", SBP_OP_WRITE, SBP_FOLLOW | SBP_PIN_FINAL, AT_FDCWD, path, real_truncate64(P, length));
 }
 
 EXPORT int chmod(const char *path, mode_t mode)

@@ -25,7 +25,8 @@ void sbp_init(void);
 enum {
 	SBP_FOLLOW = 1,  /* the call follows a final symlink */
 	SBP_SUBTREE = 2, /* the call moves or removes the entry with all it holds */
-	SBP_ANON_OK = 4, /* an anonymous object (pipe, socket) counts as allowed */
+	SBP_PIN_FINAL = 4, /* the call takes only a path: pin the final component
+			      itself (/proc/self/fd/N of an O_PATH descriptor) */
 };
 
 /* Where the call then acts: NAME relative to DIRFD.  DIRFD may be a
@@ -35,6 +36,7 @@ struct sbp_target {
 	int dirfd;
 	const char *name;
 	int own_fd;        /* to close after the call, or -1 */
+	int own_fd2;       /* the pinned final component (SBP_PIN_FINAL), or -1 */
 	bool anon;         /* not a filesystem path (pipe:[..], socket:[..]) */
 	bool via_proc;     /* NAME is /proc/self/fd/N of what the kernel opened */
 	bool pinned;       /* NAME was judged as it is now (not a symlink to follow):

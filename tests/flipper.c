@@ -7,6 +7,8 @@
  * final: WS/l -> WS/ok or OUTSIDE/victim; open(WS/l, O_WRONLY|O_CREAT|O_TRUNC)
  * dir:   WS/d -> WS/okdir or OUTSIDE;      open(WS/d/f, O_WRONLY|O_CREAT)
  * mkdir: WS/d -> WS/okdir or OUTSIDE;      mkdir(WS/d/sub) + rmdir
+ * truncate: WS/l -> WS/ok or OUTSIDE/victim; truncate(WS/l, 0)
+ * cwd:   the other thread chdir()s between WS and OUTSIDE; open("f", O_CREAT)
  * Prints "ok=N denied=M". */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +24,16 @@
 static atomic_int done;
 static char link_path[4096], tmp_path[4096], good[4096], bad[4096];
 
+static const char *ws_dir, *out_dir;
+
 static void *flip(void *arg)
 {
-	(void)arg;
+	if (arg) {
+		for (unsigned i = 0; !atomic_load(&done); i++)
+			if (chdir(i % 2 ? out_dir : ws_dir) < 0)
+				perror("chdir");
+		return NULL;
+	}
 	for (unsigned i = 0; !atomic_load(&done); i++) {
 		unlink(tmp_path);
 		if (symlink(i % 2 ? bad : good, tmp_path) == 0)
@@ -36,12 +45,15 @@ static void *flip(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: flipper final|dir|mkdir WS OUTSIDE ITERATIONS\n");
+		fprintf(stderr, "usage: flipper final|dir|mkdir|truncate|cwd WS OUTSIDE ITERATIONS\n");
 		return 2;
 	}
 	const char *mode = argv[1], *ws = argv[2], *out = argv[3];
 	long iters = atol(argv[4]);
-	bool final = !strcmp(mode, "final");
+	bool trunc = !strcmp(mode, "truncate"), cwd = !strcmp(mode, "cwd");
+	bool final = !strcmp(mode, "final") || trunc;
+	ws_dir = ws;
+	out_dir = out;
 	char target[4200];
 
 	snprintf(link_path, sizeof(link_path), "%s/%s", ws, final ? "l" : "d");
@@ -50,6 +62,8 @@ int main(int argc, char **argv)
 	snprintf(bad, sizeof(bad), final ? "%s/victim" : "%s", out);
 	if (!final)
 		mkdir(good, 0755);
+	else
+		close(open(good, O_WRONLY | O_CREAT, 0644));
 	unlink(link_path);
 	if (symlink(good, link_path) < 0) {
 		perror("symlink");
@@ -58,10 +72,23 @@ int main(int argc, char **argv)
 	snprintf(target, sizeof(target), "%s/%s", link_path, !strcmp(mode, "dir") ? "f" : "sub");
 
 	pthread_t t;
-	pthread_create(&t, NULL, flip, NULL);
+	pthread_create(&t, NULL, flip, cwd ? "cwd" : NULL);
 	long ok = 0, denied = 0;
 	for (long i = 0; i < iters; i++) {
-		if (final) {
+		if (cwd) {
+			int fd = open("f", O_WRONLY | O_CREAT, 0644);
+			if (fd >= 0) {
+				ok++;
+				close(fd);
+			} else if (errno == EACCES) {
+				denied++;
+			}
+		} else if (trunc) {
+			if (truncate(link_path, 0) == 0)
+				ok++;
+			else if (errno == EACCES)
+				denied++;
+		} else if (final) {
 			int fd = open(link_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			if (fd >= 0) {
 				ok++;

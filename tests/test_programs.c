@@ -293,6 +293,24 @@ START_TEST(t_race_final)
 }
 END_TEST
 
+START_TEST(t_race_truncate)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/victim", out);
+	sbt_write(p, "original\n");
+	race("truncate");
+	ck_assert_str_eq(sbt_read(p), "original\n");
+}
+END_TEST
+
+/* Another thread changes the cwd between the check and the call. */
+START_TEST(t_race_cwd)
+{
+	race("cwd");
+	ck_assert(!sbt_exists(P("O", "f")));
+}
+END_TEST
+
 START_TEST(t_race_dir)
 {
 	race("dir");
@@ -406,6 +424,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_enoent_is_kernels);
 	tcase_add_test(tc, t_race_final);
 	tcase_add_test(tc, t_race_dir);
+	tcase_add_test(tc, t_race_truncate);
+	tcase_add_test(tc, t_race_cwd);
 	tcase_add_test(tc, t_audit_and_quiet);
 	tcase_add_test(tc, t_shim_alone);
 	tcase_add_test(tc, t_shim_alone_bad_config);
