@@ -394,8 +394,11 @@ int sbp_config_load_file(struct sbp_config *c, const char *path)
 	struct ini_state st = {.c = c, .name = path, .f = f};
 	int rc = load_stream(c, &st);
 	fclose(f);
+	/* Remembered as a real path: it is protected wherever the workspace
+	 * is, and through whatever symlink it was named. */
+	char real[PATH_MAX];
 	if (rc == 0)
-		list_add(&c->files, path, path);
+		list_add(&c->files, realpath(path, real) ? real : path, path);
 	return rc;
 }
 
@@ -636,7 +639,12 @@ static const char *const implicit_write[] = {
 };
 static const char *const implicit_read[] = {
 	"/usr", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/proc/self",
-	"/sys/devices/system/cpu", "/dev",
+	"/proc/filesystems", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg",
+	"/proc/uptime", "/proc/version", "/proc/sys/kernel", "/proc/sys/vm/overcommit_memory",
+	"/sys/devices/system/cpu", "/sys/fs/cgroup",
+	/* Devices one by one: /dev as a whole would include raw disks. */
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx",
+	"/dev/pts", "/dev/shm", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
 };
 
 /* When the workspace is a git repository now, its hooks and config run code
@@ -809,8 +817,14 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 		if (sbp_path_normalize(ws, c->files.v[i].text, pat, sizeof(pat), &fl) > 0)
 			add_expanded(&b, SBP_RULE_DENY_WRITE, 0, pat, pat, NULL, SBP_RF_IMPLICIT);
 	}
-	snprintf(pat, sizeof(pat), "%s/.sbpreload.ini", strcmp(ws, "/") ? ws : "");
-	add_expanded(&b, SBP_RULE_DENY_WRITE, 0, pat, pat, NULL, SBP_RF_IMPLICIT);
+	char cwd[PATH_MAX];
+	const char *dirs[] = {ws, getcwd(cwd, sizeof(cwd))};
+	for (size_t i = 0; i < 2; i++) {
+		if (!dirs[i])
+			continue;
+		snprintf(pat, sizeof(pat), "%s/.sbpreload.ini", strcmp(dirs[i], "/") ? dirs[i] : "");
+		add_expanded(&b, SBP_RULE_DENY_WRITE, 0, pat, pat, NULL, SBP_RF_IMPLICIT);
+	}
 	if (c->log) {
 		unsigned fl;
 		if (sbp_path_normalize(ws, c->log, pat, sizeof(pat), &fl) > 0)

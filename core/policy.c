@@ -132,7 +132,9 @@ void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sb
 	if (q->subtree && write)
 		for (uint32_t i = 0; i < p->nrules; i++) {
 			const struct sbp_rule *r = &p->rules[i];
-			if ((r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE) && rule_beneath(p, r, q))
+			bool protects = r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE ||
+					(r->kind == SBP_RULE_ROOT && r->root_mode != SBP_ROOT_RW);
+			if (protects && rule_beneath(p, r, q))
 				return verdict(p, v, SBP_CONTAINS_PROTECTED, r);
 		}
 
@@ -341,6 +343,23 @@ static void add_quoted(struct sbp_buf *b, const char *s)
 	sbp_buf_add(b, "'");
 }
 
+static bool grants(const struct sbp_rule *r, bool write)
+{
+	bool w = r->kind == SBP_RULE_WRITE || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RW);
+	bool rd = w || r->kind == SBP_RULE_READ || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RO);
+	return !(r->flags & SBP_RF_IMPLICIT) && (write ? w : rd);
+}
+
+/* The same path granted by an earlier rule (read and write lists both
+ * naming the workspace): list it once. */
+static bool listed_before(const struct sbp_policy *p, uint32_t i, bool write)
+{
+	for (uint32_t j = 0; j < i; j++)
+		if (grants(&p->rules[j], write) && !strcmp(sbp_str(p, p->rules[j].pat), sbp_str(p, p->rules[i].pat)))
+			return true;
+	return false;
+}
+
 /* "(writable: a, b)" — the allow-list that applies to OP. */
 static void add_allowed(struct sbp_buf *b, const struct sbp_policy *p, enum sbp_op op)
 {
@@ -354,7 +373,7 @@ static void add_allowed(struct sbp_buf *b, const struct sbp_policy *p, enum sbp_
 		const struct sbp_rule *r = &p->rules[i];
 		bool w = r->kind == SBP_RULE_WRITE || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RW);
 		bool rd = w || r->kind == SBP_RULE_READ || (r->kind == SBP_RULE_ROOT && r->root_mode == SBP_ROOT_RO);
-		if ((r->flags & SBP_RF_IMPLICIT) || !(write ? w : rd))
+		if ((r->flags & SBP_RF_IMPLICIT) || !(write ? w : rd) || listed_before(p, i, write))
 			continue;
 		if (n++)
 			sbp_buf_add(b, ", ");
@@ -393,6 +412,9 @@ static void add_reason(struct sbp_buf *b, const struct sbp_policy *p, const stru
 	case SBP_OUTSIDE_READ:
 		sbp_buf_add(b, sbp_reason_text(v->reason));
 		add_allowed(b, p, q->op);
+		break;
+	case SBP_FS_ROOT:
+		sbp_buf_add(b, q->len > 1 ? "entries directly in / are never writable" : sbp_reason_text(v->reason));
 		break;
 	default:
 		sbp_buf_add(b, sbp_reason_text(v->reason));

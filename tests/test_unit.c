@@ -204,6 +204,9 @@ static const struct {
 	/* Moving a directory that holds a protected path would carry it away. */
 	{SBP_OP_WRITE, "/ws", true, false, SBP_CONTAINS_PROTECTED},
 	{SBP_OP_WRITE, "/ws/a", true, true, SBP_ALLOWED},
+	/* ...and so would moving one that holds a read-only or hidden root. */
+	{SBP_OP_WRITE, "/srv", true, false, SBP_CONTAINS_PROTECTED},
+	{SBP_OP_WRITE, "/srv/out/x", true, true, SBP_ALLOWED},
 	/* Devices programs need are always writable. */
 	{SBP_OP_WRITE, "/dev/null", false, true, SBP_ALLOWED},
 	{SBP_OP_WRITE, "/dev/pts/3", false, true, SBP_ALLOWED},
@@ -276,6 +279,7 @@ START_TEST(t_read_restricted)
 		bool allow;
 	} cases[] = {
 		{"/opt/data/x", true}, {"/usr/lib/libc.so", true}, {"/etc/passwd", true},
+		{"/dev/null", true}, {"/dev/pts/0", true}, {"/dev/sda", false}, {"/proc/filesystems", true},
 		{"/home/u/notes", false}, {"/opt/other", false}, {"/proc/1/environ", false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -439,6 +443,7 @@ START_TEST(t_default_policy)
 		{SBP_OP_READ, "~/.cargo/credentials.toml", false}, {SBP_OP_READ, "~/.bash_history", false},
 		{SBP_OP_READ, "~/.config/gh/hosts.yml", false}, {SBP_OP_READ, "~/.netrc", false},
 		{SBP_OP_READ, "./.env", false}, {SBP_OP_READ, "./sub/.env.local", false},
+		{SBP_OP_READ, "/var/tmp/elsewhere/.env", false}, {SBP_OP_READ, "~/other/.env.production", false},
 		{SBP_OP_READ, "./.env.example", true}, {SBP_OP_READ, "~/.bashrc", true},
 		{SBP_OP_WRITE, "./src/main.c", true}, {SBP_OP_WRITE, "/tmp/x", true},
 		{SBP_OP_WRITE, "~/.bashrc", false}, {SBP_OP_WRITE, "./.sbpreload.ini", false},
@@ -500,6 +505,40 @@ START_TEST(t_git_protection)
 }
 END_TEST
 
+/* A config named relatively is protected where it is, not relative to a
+ * workspace elsewhere; so is ./.sbpreload.ini of the current directory. */
+START_TEST(t_config_files_protected)
+{
+	char *dir = sbt_tmpdir(false), *ws = sbt_tmpdir(false);
+	char old[PATH_MAX], p[PATH_MAX * 2];
+	ck_assert_ptr_nonnull(getcwd(old, sizeof(old)));
+	ck_assert_int_eq(chdir(dir), 0);
+	sbt_write("rel.ini", "[sandbox]\nmode = enforce\n");
+	struct sbp_config c;
+	struct sbp_compiled out;
+	sbp_config_init(&c);
+	ck_assert(sbp_config_load_file(&c, "rel.ini") == 0);
+	sbp_config_set(&c, "sandbox", "workspace", ws, "test", false);
+	ck_assert_msg(sbp_config_compile(&c, NULL, &out) == 0, "%s", c.err);
+	const char *names[] = {"rel.ini", ".sbpreload.ini"};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		struct sbp_query q = {SBP_OP_WRITE, p, strlen(p), 0, false};
+		struct sbp_verdict v;
+		sbp_decide(out.blob, &q, &v);
+		ck_assert_msg(!v.allow && v.reason == SBP_DENY_WRITE_RULE, "write %s: %s", p, sbp_reason_text(v.reason));
+	}
+	ck_assert_int_eq(chdir(old), 0);
+	free(out.blob);
+	free(out.workspace);
+	sbp_config_free(&c);
+	sbt_rmrf(dir);
+	sbt_rmrf(ws);
+	free(dir);
+	free(ws);
+}
+END_TEST
+
 /* --- messages and records ------------------------------------------------ */
 
 START_TEST(t_messages)
@@ -523,6 +562,12 @@ START_TEST(t_messages)
 	sbp_format_denial(buf, sizeof(buf), c.blob, &q2, &v, "k", key);
 	snprintf(exp, sizeof(exp), "sbpreload: denied read 'k' (resolved '%s'): matches deny rule '~/.ssh'", key);
 	ck_assert_str_eq(buf, exp);
+
+	/* Entries directly in / */
+	struct sbp_query q4 = {SBP_OP_WRITE, "/newdir", 7, 0, false};
+	sbp_decide(c.blob, &q4, &v);
+	sbp_format_denial(buf, sizeof(buf), c.blob, &q4, &v, "/newdir", "/newdir");
+	ck_assert_str_eq(buf, "sbpreload: denied write '/newdir': entries directly in / are never writable");
 
 	/* A hostile name cannot forge a second line. */
 	struct sbp_query q3 = {SBP_OP_WRITE, "/etc/a\nsbpreload: allowed", 25, 0, false};
@@ -644,6 +689,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_policy_round_trip);
 	tcase_add_test(tc, t_default_policy);
 	tcase_add_test(tc, t_git_protection);
+	tcase_add_test(tc, t_config_files_protected);
 	tcase_add_test(tc, t_messages);
 	tcase_add_test(tc, t_blob_transport);
 	tcase_add_test(tc, t_workspace_auto);
