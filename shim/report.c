@@ -24,11 +24,11 @@ static void send_record(const char *rec, size_t len)
 		if (n + 1 > sizeof(a.sun_path))
 			return;
 		memcpy(a.sun_path + 1, sock, n); /* abstract: sun_path[0] = 0 */
-		int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return;
-		syscall(SYS_sendto, fd, rec, len, MSG_DONTWAIT | MSG_NOSIGNAL, &a,
-			(socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
+		sendto(fd, rec, len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&a,
+		       (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n));
 		sbp_sys_close(fd);
 		return;
 	}
@@ -40,7 +40,9 @@ static void send_record(const char *rec, size_t len)
 		char line[len + 1];
 		memcpy(line, rec, len);
 		line[len] = '\n';
-		syscall(SYS_write, fd, line, len + 1);
+		if (write(fd, line, len + 1) < 0) {
+			/* nothing more to do: the message went to stderr */
+		}
 		sbp_sys_close(fd);
 	}
 }
@@ -54,14 +56,16 @@ void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_ve
 	if (!sbp_pol->quiet) {
 		size_t n = sbp_format_denial(buf, sizeof(buf) - 1, sbp_pol, q, v, given, resolved);
 		buf[n++] = '\n';
-		syscall(SYS_write, 2, buf, n);
+		if (write(2, buf, n) < 0) {
+			/* stderr closed: the log still gets the record */
+		}
 	}
 	if (sbp_pol->log_socket || sbp_pol->log) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 		size_t n = sbp_format_record(buf, sizeof(buf), sbp_pol, q, v, call, given, resolved, ms,
-					     (int)syscall(SYS_getpid), sbp_exe);
+					     getpid(), sbp_exe);
 		send_record(buf, n);
 	}
 	errno = saved;

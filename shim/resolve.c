@@ -37,13 +37,13 @@ static bool no_openat2; /* kernel older than 5.6 */
 
 int sbp_sys_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
-	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+	return (int)sbp_raw(SYS_openat, dirfd, (long)path, flags, mode, 0);
 }
 
 int sbp_sys_close(int fd)
 {
 	int e = errno;
-	int r = (int)syscall(SYS_close, fd);
+	int r = close(fd);
 	errno = e;
 	return r;
 }
@@ -55,7 +55,7 @@ static int sys_openat2(int dirfd, const char *path, int flags, unsigned mode, un
 		.mode = SBP_NEEDS_MODE(flags) ? (mode & 07777) : 0,
 		.resolve = resolve,
 	};
-	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	return (int)sbp_raw(SYS_openat2, dirfd, (long)path, (long)&how, sizeof(how), 0);
 }
 
 static void fmt_fd(char *buf, const char *prefix, int fd)
@@ -80,7 +80,7 @@ static int fd_path(int fd, char *buf, size_t size)
 	char link[32];
 
 	fmt_fd(link, "/proc/self/fd/", fd);
-	long n = syscall(SYS_readlinkat, AT_FDCWD, link, buf, size - 1);
+	long n = readlink(link, buf, size - 1);
 	if (n < 0 || (size_t)n >= size - 1)
 		return -1;
 	buf[n] = '\0';
@@ -91,7 +91,7 @@ static int dir_path(int dirfd, char *buf, size_t size)
 {
 	if (dirfd != AT_FDCWD)
 		return fd_path(dirfd, buf, size);
-	long n = syscall(SYS_getcwd, buf, size);
+	long n = sbp_raw(SYS_getcwd, (long)buf, (long)size, 0, 0, 0);
 	/* "(unreachable)/..." when the cwd lies outside our root. */
 	return n > 0 && buf[0] == '/' ? 0 : -1;
 }
@@ -123,7 +123,7 @@ static void query(struct sbp_query *q, enum sbp_op op, const char *path, unsigne
 	q->op = op;
 	q->path = path;
 	q->len = strlen(path);
-	q->pid = strncmp(path, "/proc/", 6) == 0 ? (int)syscall(SYS_getpid) : 0;
+	q->pid = strncmp(path, "/proc/", 6) == 0 ? (int)getpid() : 0;
 	q->subtree = how & SBP_SUBTREE;
 }
 
@@ -307,7 +307,7 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 				}
 			}
 			char target[PATH_MAX];
-			long n = syscall(SYS_readlinkat, pfd, name, target, sizeof(target) - 1);
+			long n = readlinkat(pfd, name, target, sizeof(target) - 1);
 			if (n >= 0) {
 				if (++hops > MAX_SYMLINKS || (size_t)n >= sizeof(target) - 1) {
 					sbp_target_done(t);
@@ -400,7 +400,7 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 			/* A final symlink the call would follow: judge its target. */
 			char target[2];
 			bool link = (how & SBP_FOLLOW) && name[0] &&
-				    syscall(SYS_readlinkat, pfd, name, target, sizeof(target)) >= 0;
+				    readlinkat(pfd, name, target, sizeof(target)) >= 0;
 			if (!link) {
 				memcpy(t->abs, lex, strlen(lex) + 1);
 				memcpy(t->buf, name[0] ? name : ".", strlen(name[0] ? name : ".") + 1);

@@ -72,6 +72,10 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_verdict *v,
 		const char *given, const char *resolved);
 
+/* Raw system calls for the shim's own use, through libc's syscall() (never
+ * our own hook of it). */
+long sbp_raw(long nr, long a, long b, long c, long d, long e);
+
 /* Raw syscalls used by the shim itself (never our own hooks). */
 int sbp_sys_openat(int dirfd, const char *path, int flags, unsigned mode);
 int sbp_sys_close(int fd);

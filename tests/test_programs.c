@@ -264,6 +264,31 @@ START_TEST(t_enoent_is_kernels)
 }
 END_TEST
 
+/* syscall(2) by number goes through the same checks as the wrappers.  Each
+ * script exits 0 when the call failed as it should. */
+START_TEST(t_raw_syscall_function)
+{
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+				   "fd = libc.syscall(257, -100, b'{O}/viasyscall', 0o101, 0o644); "
+				   "print(fd, os.strerror(ctypes.get_errno())); exit(fd >= 0)\""), 0);
+	ck_assert(!sbt_exists(P("O", "viasyscall")));
+	ck_assert_str_eq(r.out, "-1 Permission denied\n");
+	ERR_HAS(S("sbpreload: denied write '{O}/viasyscall'"));
+	/* openat2 by number, and renameat2 (no glibc wrapper before 2.28). */
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import ctypes, struct; libc = ctypes.CDLL(None, use_errno=True); "
+				   "how = struct.pack('QQQ', 0o101, 0o644, 0); "
+				   "exit(libc.syscall(437, -100, b'{O}/via2', how, 24) >= 0)\""), 0);
+	ck_assert(!sbt_exists(P("O", "via2")));
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+				   "exit(libc.syscall(316, -100, b'{O}/file', -100, b'stolen', 0) == 0)\""), 0);
+	UNCHANGED();
+	/* Allowed ones still work. */
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+				   "fd = libc.syscall(257, -100, b'ok', 0o101, 0o644); exit(fd < 0)\""), 0);
+	ck_assert(sbt_exists(P("W", "ok")));
+}
+END_TEST
+
 /* --- races --------------------------------------------------------------- */
 
 static void race(const char *mode)
@@ -422,6 +447,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_read_deny);
 	tcase_add_test(tc, t_large_file);
 	tcase_add_test(tc, t_enoent_is_kernels);
+	tcase_add_test(tc, t_raw_syscall_function);
 	tcase_add_test(tc, t_race_final);
 	tcase_add_test(tc, t_race_dir);
 	tcase_add_test(tc, t_race_truncate);
