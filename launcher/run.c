@@ -326,6 +326,23 @@ static int exit_status(int wstatus)
 	return WEXITSTATUS(wstatus);
 }
 
+/* A hangup of the terminal is told to the session leader alone (the kernel
+ * first takes the terminal away from everyone in the session).  When
+ * sbpreload leads the session, as under a terminal emulator, sshd or
+ * script(1), the command would otherwise never hear of it and could run on
+ * forever. */
+static bool terminal_hung_up(const struct signalfd_siginfo *si)
+{
+	if (si->ssi_signo != SIGHUP || si->ssi_code != SI_KERNEL || getsid(0) != getpid())
+		return false;
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return true;
+}
+
 /* Handle what the signalfd holds.  Returns true once the child has exited
  * (and has been reaped: only then may its pid be reused). */
 static bool on_signals(int sfd, pid_t pid, struct run_result *res)
@@ -333,13 +350,20 @@ static bool on_signals(int sfd, pid_t pid, struct run_result *res)
 	struct signalfd_siginfo si;
 
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		/* The terminal sends Ctrl-C, Ctrl-\ and hangups to the whole
-		 * foreground group, the command included (si_code SI_KERNEL):
-		 * passing those on would deliver them twice.  What a process
-		 * sent to sbpreload alone (kill, sigqueue, tgkill: si_code <= 0)
-		 * is meant for the command. */
-		if (si.ssi_signo != SIGCHLD && si.ssi_code <= 0)
+		if (si.ssi_signo == SIGCHLD)
+			continue;
+		/* The terminal sends Ctrl-C and Ctrl-\ to the whole foreground
+		 * group, the command included (si_code SI_KERNEL): passing
+		 * those on would deliver them twice.  What a process sent to
+		 * sbpreload alone (kill, sigqueue, tgkill: si_code <= 0) is
+		 * meant for the command, and so is a hangup only the session
+		 * leader was told of: with SIGCONT, as the kernel sends it. */
+		if (si.ssi_code <= 0) {
 			kill(pid, (int)si.ssi_signo);
+		} else if (terminal_hung_up(&si)) {
+			kill(pid, SIGHUP);
+			kill(pid, SIGCONT);
+		}
 	}
 	int wstatus;
 	pid_t r;
