@@ -225,14 +225,20 @@ static int fchmodat_pinned(int dirfd, const char *name, mode_t mode, int flags)
  * name without following it. */
 static int utimensat_tv(int dirfd, const char *name, const struct timeval tv[2], int flags)
 {
-	if (!tv)
-		return real_utimensat(dirfd, name, NULL, flags);
-	struct timespec ts[2] = {{tv[0].tv_sec, tv[0].tv_usec * 1000}, {tv[1].tv_sec, tv[1].tv_usec * 1000}};
-	if (tv[0].tv_usec < 0 || tv[0].tv_usec >= 1000000 || tv[1].tv_usec < 0 || tv[1].tv_usec >= 1000000) {
-		errno = EINVAL;
-		return -1;
+	struct timespec ts[2];
+
+	if (tv) {
+		if (tv[0].tv_usec < 0 || tv[0].tv_usec >= 1000000 || tv[1].tv_usec < 0 || tv[1].tv_usec >= 1000000) {
+			errno = EINVAL;
+			return -1;
+		}
+		ts[0] = (struct timespec){tv[0].tv_sec, tv[0].tv_usec * 1000};
+		ts[1] = (struct timespec){tv[1].tv_sec, tv[1].tv_usec * 1000};
 	}
-	return real_utimensat(dirfd, name, ts, flags);
+	/* A NULL name gets the kernel's answer (EFAULT), not glibc's. */
+	if (!name)
+		return (int)sbp_raw(SYS_utimensat, dirfd, 0, tv ? (long)ts : 0, flags, 0);
+	return real_utimensat(dirfd, name, tv ? ts : NULL, flags);
 }
 
 /* --- open family ------------------------------------------------------- */
@@ -403,19 +409,20 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
  * verdict. */
 EXPORT int open_by_handle_at(int mount_fd, struct file_handle *handle, int flags)
 {
-	int fd = real_open_by_handle_at(mount_fd, handle, flags & ~O_TRUNC);
-	if (fd < 0)
-		return fd;
+	if (!sbp_pol && (sbp_init(), !sbp_pol))
+		return real_open_by_handle_at(mount_fd, handle, flags);
+	/* First an O_PATH descriptor to judge (it opens nothing and truncates
+	 * nothing); a handle names an inode, so the real open reaches the same
+	 * file. */
+	int probe = real_open_by_handle_at(mount_fd, handle, O_PATH | O_CLOEXEC);
+	if (probe < 0)
+		return real_open_by_handle_at(mount_fd, handle, flags); /* the kernel's error */
 	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
-	if (sbp_check_fd("open_by_handle_at", write ? SBP_OP_WRITE : SBP_OP_READ, fd) < 0) {
-		sbp_sys_close(fd);
+	int r = sbp_check_fd("open_by_handle_at", write ? SBP_OP_WRITE : SBP_OP_READ, probe);
+	sbp_sys_close(probe);
+	if (r < 0)
 		return -1;
-	}
-	if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
-		sbp_sys_close(fd);
-		return -1;
-	}
-	return fd;
+	return real_open_by_handle_at(mount_fd, handle, flags);
 }
 
 EXPORT DIR *opendir(const char *path)
@@ -531,7 +538,8 @@ static FILE *do_tmpfile(const char *call, FILE *(*real)(void))
 {
 	struct sbp_target t;
 
-	if (sbp_check(call, SBP_OP_WRITE, AT_FDCWD, P_tmpdir "/", SBP_FOLLOW, &t) == SBP_CHECK_FAIL)
+	/* The file it makes has no name; judge one in that directory. */
+	if (sbp_check(call, SBP_OP_WRITE, AT_FDCWD, P_tmpdir "/#tmpfile", 0, &t) == SBP_CHECK_FAIL)
 		return NULL;
 	sbp_target_done(&t);
 	return real();
@@ -873,8 +881,10 @@ static long raw_openat2(int dirfd, const char *path, const struct open_how *uhow
 	int r = sbp_check("syscall(openat2)", write ? SBP_OP_WRITE : SBP_OP_READ, dirfd, path, judge, &t);
 	if (r == SBP_CHECK_FAIL)
 		return -1;
-	if (r == SBP_CHECK_PASS || how.resolve || size > sizeof(how))
+	if (r == SBP_CHECK_PASS || how.resolve || size > sizeof(how)) {
+		sbp_target_done(&t);
 		return sbp_raw(SYS_openat2, dirfd, (long)path, (long)uhow, (long)size, 0);
+	}
 	if (t.pinned)
 		how.flags |= O_NOFOLLOW;
 	long fd = sbp_raw(SYS_openat2, t.dirfd, (long)t.name, (long)&how, sizeof(how), 0);
@@ -961,8 +971,12 @@ EXPORT long syscall(long nr, ...)
 	case SYS_truncate:
 		return truncate(S(0), (off_t)a[1]);
 	case SYS_utimensat:
-		if (!S(1) && I(0) != AT_FDCWD) /* the kernel's own form of futimens */
+		/* A NULL path is the kernel's own form of futimens (or EFAULT
+		 * with AT_FDCWD): glibc's wrapper would say EINVAL. */
+		if (!S(1) && I(0) != AT_FDCWD)
 			FD_CHECKED("syscall(utimensat)", I(0), sbp_raw(nr, a[0], a[1], a[2], a[3], 0));
+		if (!S(1))
+			return sbp_raw(nr, a[0], a[1], a[2], a[3], 0);
 		return utimensat(I(0), S(1), (const struct timespec *)a[2], I(3));
 	case SYS_futimesat:
 		return futimesat(I(0), S(1), (const struct timeval *)a[2]);
