@@ -277,6 +277,7 @@ struct ini_state {
 	const char *text; /* string source, or NULL */
 	FILE *f;          /* file source */
 	int line;
+	int fail_line; /* line of the first error the handler found */
 	bool too_long;
 	int too_long_line;
 	char last_key[64]; /* "section\nkey" of the previous handler call */
@@ -352,6 +353,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	}
 	if (sbp_config_set(st->c, section, key, value, where, append) < 0) {
 		st->failed = 1;
+		st->fail_line = st->line;
 		return 0;
 	}
 	return 1;
@@ -361,13 +363,15 @@ static int load_stream(struct sbp_config *c, struct ini_state *st)
 {
 	int rc = ini_parse_stream(line_reader, st, on_entry, st);
 
+	/* A syntax error earlier in the file (a broken "[section") explains
+	 * what the handler saw after it. */
+	if (rc > 0 && (!st->failed || rc < st->fail_line))
+		return fail(c, "%s:%d: syntax error (expected [section] or key = value)", st->name, rc);
 	if (st->failed)
 		return -1;
 	if (st->too_long)
 		return fail(c, "%s:%d: line longer than %d bytes: continue the list on the next line", st->name,
 			    st->too_long_line, INI_MAX_LINE - 1);
-	if (rc > 0)
-		return fail(c, "%s:%d: syntax error (expected [section] or key = value)", st->name, rc);
 	if (rc < 0)
 		return fail(c, "%s: cannot read", st->name);
 	for (size_t i = 0; i < c->nroots; i++) {
@@ -866,6 +870,7 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 	p->mode = (uint8_t)c->mode;
 	p->quiet = c->quiet;
 	p->read_restricted = restricted;
+	p->flags = c->protect_git ? SBP_PF_PROTECT_GIT : 0;
 	p->nrules = (uint32_t)b.nrules;
 	p->workspace = ws_off;
 	p->log = log_off;
@@ -976,7 +981,8 @@ char *sbp_policy_to_ini(const struct sbp_policy *p)
 		sb_add(&sb, sbp_str(p, p->log));
 		sb_add(&sb, "\n");
 	}
-	sb_add(&sb, "\n[filesystem]\n# paths are absolute here: ~ and relative paths are expanded\nprotect_git = false\n");
+	sb_add(&sb, "\n[filesystem]\n# paths are absolute here: ~ and relative paths are expanded\nprotect_git = ");
+	sb_add(&sb, p->flags & SBP_PF_PROTECT_GIT ? "true\n" : "false\n");
 	print_list(&sb, p, "read", SBP_RULE_READ, false);
 	print_list(&sb, p, "write", SBP_RULE_WRITE, false);
 	print_list(&sb, p, "deny", SBP_RULE_DENY, false);

@@ -73,7 +73,7 @@ struct sbp_policy {
 	uint8_t mode;
 	uint8_t quiet;
 	uint8_t read_restricted;
-	uint8_t pad;
+	uint8_t flags; /* SBP_PF_* */
 	uint32_t nrules;
 	uint32_t workspace; /* pool offsets; 0 = none */
 	uint32_t log;
@@ -85,6 +85,10 @@ struct sbp_policy {
 	uint32_t nprocself;  /* rules with SBP_M_PROCSELF */
 	uint32_t pool;       /* offset of the pool from the blob start */
 	struct sbp_rule rules[];
+};
+
+enum sbp_policy_flags {
+	SBP_PF_PROTECT_GIT = 1, /* [filesystem] protect_git */
 };
 
 static inline const char *sbp_str(const struct sbp_policy *p, uint32_t off)

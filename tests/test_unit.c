@@ -329,6 +329,7 @@ static const struct {
 	{"[path:x]\nroot = /srv\nmode = rwx\n", "t.ini:3: mode: 'rwx'"},
 	{"[filesystem]\nprotect_git = maybe\n", "t.ini:2: protect_git"},
 	{"just text\n", "t.ini:1: syntax error"},
+	{"[sandbox\nmode = audit\n", "t.ini:1: syntax error"},
 	{"[sandbox]\n\n\nmode = audit\nlog = /tmp/l.jsonl\n", NULL},
 };
 
