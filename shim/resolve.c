@@ -409,6 +409,7 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->anon = false;
 	t->via_proc = false;
 	t->pinned = false;
+	t->dirlen = 0;
 }
 
 /* Lexically allowed?  (Then the fast path may prove it exact.) */
@@ -423,7 +424,7 @@ static bool lexically_allowed(enum sbp_op op, unsigned how, const char *lex)
 }
 
 static int check_path(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
-		      struct sbp_target *t)
+		      struct sbp_target *t, const struct sbp_target *share)
 {
 	char lexbuf[PATH_MAX];
 	unsigned lf = 0;
@@ -440,14 +441,17 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 	    lexically_allowed(op, how, lex)) {
 		char dir[PATH_MAX], name[NAME_MAX + 1];
 		const char *last = split(lex, dir, sizeof(dir));
-		int pfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
+		unsigned dirlen = (unsigned)(last - lex);
+		bool shared = share && share->dirlen == dirlen && share->dirfd >= 0 && !memcmp(share->abs, lex, dirlen);
+		int pfd = shared ? share->dirfd
+				 : sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
 		if (pfd < 0) {
 			if (errno == ENOSYS)
 				no_openat2 = true;
 			else if (errno != ELOOP && !(cached && (errno == ENOENT || errno == ENOTDIR)))
 				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES: the kernel's answer */
 		} else {
-			t->own_fd = pfd;
+			t->own_fd = shared ? -1 : pfd;
 			last_name(last, name, sizeof(name));
 			/* A final symlink the call would follow: judge its target. */
 			char target[2];
@@ -459,6 +463,7 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 				t->dirfd = pfd;
 				t->name = t->buf;
 				t->pinned = true;
+				t->dirlen = dirlen;
 				errno = saved;
 				return SBP_CHECK_ALLOW;
 			}
@@ -474,7 +479,13 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
 	      struct sbp_target *t)
 {
-	int r = check_path(call, op, dirfd, path, how, t);
+	return sbp_check_share(call, op, dirfd, path, how, t, NULL);
+}
+
+int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+		    struct sbp_target *t, const struct sbp_target *share)
+{
+	int r = check_path(call, op, dirfd, path, how, t, share);
 	if (r == SBP_CHECK_ALLOW && (how & SBP_PIN_FINAL) && pin_final(t) < 0) {
 		sbp_target_done(t);
 		return SBP_CHECK_FAIL;

@@ -614,8 +614,9 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		a.name = oldpath;
 		a.own_fd = a.own_fd2 = -1;
 		a.pinned = false;
+		a.dirlen = 0;
 	}
-	if (sbp_check(call, SBP_OP_WRITE, newdirfd, newpath, new_how, &b) == SBP_CHECK_FAIL) {
+	if (sbp_check_share(call, SBP_OP_WRITE, newdirfd, newpath, new_how, &b, &a) == SBP_CHECK_FAIL) {
 		sbp_target_done(&a);
 		return -1;
 	}

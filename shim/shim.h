@@ -39,6 +39,7 @@ struct sbp_target {
 	int own_fd2;       /* the pinned final component (SBP_PIN_FINAL), or -1 */
 	bool anon;         /* not a filesystem path (pipe:[..], socket:[..]) */
 	bool via_proc;     /* NAME is /proc/self/fd/N of what the kernel opened */
+	unsigned dirlen;   /* fast path: ABS[0..dirlen) is the directory DIRFD pins */
 	bool pinned;       /* NAME was judged as it is now (not a symlink to follow):
 			      act on it with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW */
 	char abs[PATH_MAX];  /* the path judged */
@@ -54,6 +55,12 @@ enum sbp_check_result {
 /* Judge OP on PATH (relative to DIRFD) for libc function CALL. */
 int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
 	      struct sbp_target *t);
+
+/* The same, for the second path of a two-path call: when it lies in the
+ * directory SHARE (the first path's target) already pins, that descriptor
+ * is used again instead of opening the directory twice. */
+int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
+		    struct sbp_target *t, const struct sbp_target *share);
 
 /* Judge OP on what the open descriptor FD refers to. */
 int sbp_check_fd(const char *call, enum sbp_op op, int fd);
