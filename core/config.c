@@ -746,12 +746,19 @@ static void classify(struct sbp_rule *r, const char *pat)
 	}
 }
 
-static uint32_t hash(const char *s, size_t n)
+/* The table key of a path prefix S[0..N): see sbp_hash_fold(). */
+static uint32_t hash_prefix(const char *s, size_t n)
 {
-	uint32_t h = SBP_HASH_INIT;
-	for (size_t i = 0; i < n; i++)
-		h = sbp_hash_step(h, (unsigned char)s[i]);
-	return h;
+	uint64_t h = SBP_HASH_ROOT;
+	size_t start = 1;
+
+	while (start < n) {
+		const char *slash = memchr(s + start, '/', n - start);
+		size_t end = slash ? (size_t)(slash - s) : n;
+		h = sbp_hash_fold(h, sbp_hash_component(s + start, end - start));
+		start = end + 1;
+	}
+	return (uint32_t)h;
 }
 
 /* At most half full, so that lookups stop at an empty slot soon. */
@@ -886,9 +893,9 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 		const struct sbp_rule *r = &b.rules[i];
 		const char *rp = b.pool + r->pat;
 		if (r->match == SBP_M_NAME)
-			table_add((struct sbp_slot *)((char *)p + ntab), nmask, hash(rp + r->key, r->len - r->key), i);
+			table_add((struct sbp_slot *)((char *)p + ntab), nmask, sbp_hash_component(rp + r->key, r->len - r->key), i);
 		else if (r->match != SBP_M_PROCSELF)
-			table_add((struct sbp_slot *)((char *)p + ptab), pmask, hash(rp, r->key), i);
+			table_add((struct sbp_slot *)((char *)p + ptab), pmask, hash_prefix(rp, r->key), i);
 	}
 	memcpy((char *)p + head, b.pool, b.plen);
 	free(b.rules);

@@ -142,21 +142,17 @@ void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sb
 	 * prefix so far and the component itself. */
 	const char *s = q->path;
 	size_t n = q->len, start = 1;
-	uint32_t h = sbp_hash_step(SBP_HASH_INIT, '/'), hn = SBP_HASH_INIT;
-	by_prefix(&g, h, 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (i < n && s[i] != '/') {
-			h = sbp_hash_step(h, (unsigned char)s[i]);
-			hn = sbp_hash_step(hn, (unsigned char)s[i]);
-			continue;
-		}
-		if (i > start) {
-			by_prefix(&g, h, i);
-			by_name(&g, hn, start, i - start);
-		}
-		h = sbp_hash_step(h, '/');
-		hn = SBP_HASH_INIT;
-		start = i + 1;
+	uint64_t h = SBP_HASH_ROOT;
+	by_prefix(&g, (uint32_t)h, 1);
+	while (start < n) {
+		size_t end = start;
+		while (end < n && s[end] != '/')
+			end++;
+		uint32_t c = sbp_hash_component(s + start, end - start);
+		h = sbp_hash_fold(h, c);
+		by_prefix(&g, (uint32_t)h, end);
+		by_name(&g, c, start, end - start);
+		start = end + 1;
 	}
 	if (p->nprocself && q->pid > 0)
 		for (uint32_t i = 0; i < p->nrules; i++)

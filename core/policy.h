@@ -60,10 +60,34 @@ struct sbp_slot {
 	uint32_t rule;
 };
 
-#define SBP_HASH_INIT 2166136261u
-static inline uint32_t sbp_hash_step(uint32_t h, unsigned char c)
+/* Keys are hashed a component at a time, eight bytes per step: a path
+ * prefix hashes as the fold of its components' hashes, so one pass over a
+ * path yields the hash of every prefix and of every component. */
+#define SBP_HASH_ROOT 0x9e3779b97f4a7c15ull /* the prefix "/" */
+
+static inline uint32_t sbp_hash_component(const char *s, size_t n)
 {
-	return (h ^ c) * 16777619u; /* FNV-1a */
+	uint64_t h = (uint64_t)n * 0xc2b2ae3d27d4eb4full;
+	for (; n >= 8; s += 8, n -= 8) {
+		uint64_t w;
+		__builtin_memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (n) {
+		uint64_t w = 0;
+		for (size_t i = 0; i < n; i++)
+			w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return (uint32_t)h;
+}
+
+static inline uint64_t sbp_hash_fold(uint64_t prefix, uint32_t component)
+{
+	uint64_t h = (prefix ^ component) * 0x9e6c63d0676a9a99ull;
+	return h ^ (h >> 29);
 }
 
 struct sbp_policy {
