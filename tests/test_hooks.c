@@ -1287,9 +1287,5 @@ static Suite *hooks_suite(void)
 int main(void)
 {
 	umask(022);
-	SRunner *sr = srunner_create(hooks_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return sbt_run_suite(hooks_suite());
 }

@@ -1421,9 +1421,5 @@ static Suite *launcher_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(launcher_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return sbt_run_suite(launcher_suite());
 }

@@ -141,6 +141,17 @@ END_TEST
 
 /* --- the decision -------------------------------------------------------- */
 
+static void compiled_free(struct sbp_compiled *c)
+{
+	free(c->blob);
+	free(c->workspace);
+}
+
+static void tmpdir_free(char *dir)
+{
+	tmpdir_free(dir);
+}
+
 static struct sbp_compiled compile_ini(const char *ini, const char *ws)
 {
 	struct sbp_config c;
@@ -241,10 +252,8 @@ START_TEST(t_decide)
 	sbp_decide(c.blob, &q, &v);
 	ck_assert_msg(v.allow == decide_cases[_i].allow && v.reason == decide_cases[_i].reason,
 		      "%s %s: got allow=%d reason=%s", sbp_op_name(q.op), path, v.allow, sbp_reason_text(v.reason));
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -261,12 +270,9 @@ START_TEST(t_decide_audit_and_off)
 	sbp_decide(o.blob, &q, &v);
 	ck_assert(v.allow);
 	ck_assert(!v.violation);
-	free(a.blob);
-	free(a.workspace);
-	free(o.blob);
-	free(o.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&a);
+	compiled_free(&o);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -302,10 +308,8 @@ START_TEST(t_read_restricted)
 	struct sbp_query q2 = {SBP_OP_READ, p, strlen(p), 0, false};
 	sbp_decide(c.blob, &q2, &v);
 	ck_assert(v.allow);
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -403,8 +407,7 @@ START_TEST(t_config_root_never_writable)
 	ck_assert_int_eq(sbp_config_compile(&c, NULL, &out), -1);
 	ck_assert_msg(strstr(c.err, "t.ini:2: write: '/': the filesystem root is never writable"), "%s", c.err);
 	sbp_config_free(&c);
-	sbt_rmrf(ws);
-	free(ws);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -421,12 +424,9 @@ START_TEST(t_policy_round_trip)
 	ck_assert(strstr(ini, "/etc/shadow"));
 	free(ini);
 	free(ini2);
-	free(a.blob);
-	free(a.workspace);
-	free(b.blob);
-	free(b.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&a);
+	compiled_free(&b);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -465,10 +465,8 @@ START_TEST(t_default_policy)
 		ck_assert_msg(v.allow == cases[i].allow, "%s %s: %s", sbp_op_name(cases[i].op), p,
 			      sbp_reason_text(v.reason));
 	}
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -499,10 +497,8 @@ START_TEST(t_git_protection)
 	struct sbp_verdict v;
 	sbp_decide(c.blob, &q, &v);
 	ck_assert(!v.allow);
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -530,8 +526,7 @@ START_TEST(t_config_files_protected)
 		ck_assert_msg(!v.allow && v.reason == SBP_DENY_WRITE_RULE, "write %s: %s", p, sbp_reason_text(v.reason));
 	}
 	ck_assert_int_eq(chdir(old), 0);
-	free(out.blob);
-	free(out.workspace);
+	compiled_free(&out);
 	sbp_config_free(&c);
 	sbt_rmrf(dir);
 	sbt_rmrf(ws);
@@ -588,10 +583,8 @@ START_TEST(t_messages)
 	ck_assert(strstr(buf, "\"decision\":\"deny\""));
 	ck_assert(strstr(buf, "\"reason\":\"outside the writable paths"));
 	ck_assert(strstr(buf, "\"rule\":null"));
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -614,10 +607,8 @@ START_TEST(t_blob_transport)
 	ck_assert_ptr_null(sbp_blob_decode("ab!d", &size));
 	free(dec);
 	free(enc);
-	free(c.blob);
-	free(c.workspace);
-	sbt_rmrf(ws);
-	free(ws);
+	compiled_free(&c);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -634,8 +625,7 @@ START_TEST(t_workspace_auto)
 	char *found = sbp_workspace_auto(p);
 	ck_assert_str_eq(found, ws);
 	free(found);
-	sbt_rmrf(ws);
-	free(ws);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -665,8 +655,7 @@ START_TEST(t_shipped_configs)
 	ck_assert_str_eq(text, sbp_default_ini);
 	free(text);
 	globfree(&g);
-	sbt_rmrf(ws);
-	free(ws);
+	tmpdir_free(ws);
 }
 END_TEST
 
@@ -701,9 +690,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return sbt_run_suite(suite());
 }

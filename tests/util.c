@@ -218,3 +218,12 @@ int sbt_sh(struct sbt_run *r, const char *ini, const char *ws, const char *scrip
 	free(pol);
 	return s;
 }
+
+int sbt_run_suite(Suite *suite)
+{
+	SRunner *sr = srunner_create(suite);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -4,6 +4,7 @@
 #ifndef SBT_UTIL_H
 #define SBT_UTIL_H
 
+#include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -42,5 +43,9 @@ int sbt_exec(struct sbt_run *r, const char *cwd, bool shim, char *const extra[],
 /* sh -c SCRIPT under the shim with policy INI (NULL = default) and
  * workspace WS (also the cwd). */
 int sbt_sh(struct sbt_run *r, const char *ini, const char *ws, const char *script);
+
+/* Run SUITE (Check's own summary line included); the exit status of a
+ * test program: 0 when every test passed. */
+int sbt_run_suite(Suite *suite);
 
 #endif
