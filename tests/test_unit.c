@@ -149,7 +149,8 @@ static void compiled_free(struct sbp_compiled *c)
 
 static void tmpdir_free(char *dir)
 {
-	tmpdir_free(dir);
+	sbt_rmrf(dir);
+	free(dir);
 }
 
 static struct sbp_compiled compile_ini(const char *ini, const char *ws)
