@@ -55,4 +55,16 @@ check-san:
 		SHIM_SAN="-fsanitize=undefined -fno-sanitize-recover=all" tests
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-san $(TEST_SUITES)
 
-check: check-run check-san
+# make install into a scratch DESTDIR, then the installed launcher must
+# find the installed shim (../lib from bin/) and refuse a write.
+.PHONY: check-install
+check-install: all
+	@d=$$(mktemp -d) && w=$$(mktemp -d) && \
+	$(MAKE) --no-print-directory install DESTDIR=$$d PREFIX=/usr/local >/dev/null && \
+	out=$$(cd $$w && $$d/usr/local/bin/sbpreload -- sh -c 'echo x > /etc/sbpreload-install-check; echo y > ok' 2>&1); \
+	ok=0; echo "$$out" | grep -q "denied write '/etc/sbpreload-install-check'" && [ -f $$w/ok ] && \
+		[ ! -e /etc/sbpreload-install-check ] && [ -f $$d/usr/local/share/man/man1/sbpreload.1 ] && ok=1; \
+	rm -rf $$d $$w; \
+	if [ $$ok = 1 ]; then echo "install: 1 passed, 0 failed"; else echo "$$out"; echo "install: 0 passed, 1 failed"; exit 1; fi
+
+check: check-install check-run check-san
