@@ -46,6 +46,10 @@ LAUNCHER_SRC := launcher/main.c launcher/run.c
 
 INIH_STATIC := $(shell pkg-config --variable=libdir inih 2>/dev/null)/libinih.a
 
+# Keep intermediate objects (no "rm ..." after the test summary, faster
+# rebuilds).
+.SECONDARY:
+
 .PHONY: all check demo bench install uninstall clean deps
 ifneq ($(PKG_OK),yes)
 # Something is missing: install it (as root) or say what to install, then
