@@ -50,7 +50,7 @@ static void send_record(const char *rec, size_t len)
 void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_verdict *v,
 		const char *given, const char *resolved)
 {
-	char buf[3 * PATH_MAX];
+	char buf[2 * PATH_MAX + 1024]; /* hooks may run on a small signal stack */
 	int saved = errno;
 
 	if (!sbp_pol->quiet) {
