@@ -96,68 +96,17 @@ static int dir_path(int dirfd, char *buf, size_t size)
 	return n > 0 && buf[0] == '/' ? 0 : -1;
 }
 
-/* The current directory's path, cached so that a relative path costs no
- * getcwd(2).  chdir and fchdir (hooked) bump GEN; a seqlock keeps a reader
- * from seeing a half-written path, and a reader that meets a writer simply
- * asks the kernel.  A stale entry (the directory renamed by another
- * process) can only make the fast path try the judged absolute path, which
- * is what it then acts on; a failure retries on the slow path. */
-static struct {
-	unsigned seq, gen, valid_gen;
-	char path[PATH_MAX];
-} cwd_cache;
-
-void sbp_cwd_changed(void)
-{
-	__atomic_add_fetch(&cwd_cache.gen, 1, __ATOMIC_ACQ_REL);
-}
-
-static int cwd_path(char *buf, size_t size, bool *cached)
-{
-	unsigned gen = __atomic_load_n(&cwd_cache.gen, __ATOMIC_ACQUIRE);
-	unsigned seq = __atomic_load_n(&cwd_cache.seq, __ATOMIC_ACQUIRE);
-
-	*cached = false;
-	if (!(seq & 1) && cwd_cache.valid_gen == gen + 1) {
-		size_t n = strnlen(cwd_cache.path, sizeof(cwd_cache.path));
-		if (n < size) {
-			memcpy(buf, cwd_cache.path, n);
-			buf[n] = '\0';
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
-			if (__atomic_load_n(&cwd_cache.seq, __ATOMIC_RELAXED) == seq && buf[0] == '/') {
-				*cached = true;
-				return 0;
-			}
-		}
-	}
-	if (dir_path(AT_FDCWD, buf, size) < 0)
-		return -1;
-	/* Store it, unless another thread is storing (then it is theirs). */
-	if (!(seq & 1) && __atomic_compare_exchange_n(&cwd_cache.seq, &seq, seq + 1, false, __ATOMIC_ACQUIRE,
-						      __ATOMIC_RELAXED)) {
-		size_t n = strnlen(buf, size);
-		if (n < sizeof(cwd_cache.path)) {
-			memcpy(cwd_cache.path, buf, n + 1);
-			cwd_cache.valid_gen = gen + 1; /* 0 = never filled */
-		}
-		__atomic_store_n(&cwd_cache.seq, seq + 2, __ATOMIC_RELEASE);
-	}
-	return 0;
-}
-
 /* The path as written, made absolute and normalised: PATH itself when it
  * already is (the common case, no copy), else built in BUF.  NULL when the
  * base directory cannot be named. */
-static const char *lexical(int dirfd, const char *path, char *buf, unsigned *flags, bool *cached)
+static const char *lexical(int dirfd, const char *path, char *buf, unsigned *flags)
 {
 	char base[PATH_MAX];
 
 	*flags = 0;
-	*cached = false;
 	if (sbp_path_is_normal(path))
 		return path;
-	if (path[0] != '/' &&
-	    (dirfd == AT_FDCWD ? cwd_path(base, sizeof(base), cached) : dir_path(dirfd, base, sizeof(base))) < 0)
+	if (path[0] != '/' && dir_path(dirfd, base, sizeof(base)) < 0)
 		return NULL;
 	return sbp_path_normalize(path[0] == '/' ? NULL : base, path, buf, PATH_MAX, flags) < 0 ? NULL : buf;
 }
@@ -433,8 +382,7 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 	if (!active() || !path || !path[0])
 		return SBP_CHECK_PASS; /* EFAULT / ENOENT come from the call itself */
 	int saved = errno;
-	bool cached;
-	const char *lex = lexical(dirfd, path, lexbuf, &lf, &cached);
+	const char *lex = lexical(dirfd, path, lexbuf, &lf);
 	/* Act on the absolute path that was judged, never relative to a cwd
 	 * or dirfd that another thread may change meanwhile. */
 	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 &&
@@ -448,7 +396,7 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 		if (pfd < 0) {
 			if (errno == ENOSYS)
 				no_openat2 = true;
-			else if (errno != ELOOP && !(cached && (errno == ENOENT || errno == ENOTDIR)))
+			else if (errno != ELOOP)
 				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES: the kernel's answer */
 		} else {
 			t->own_fd = shared ? -1 : pfd;
@@ -538,8 +486,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || SBP_NEEDS_MODE(flags);
 	enum sbp_op op = write ? SBP_OP_WRITE : SBP_OP_READ;
 	int saved = errno;
-	bool cached = false;
-	const char *lex = path[0] ? lexical(dirfd, path, lexbuf, &lf, &cached) : NULL;
+	const char *lex = path[0] ? lexical(dirfd, path, lexbuf, &lf) : NULL;
 	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 && lexically_allowed(op, 0, lex)) {
 		/* The absolute path judged, not PATH: see sbp_check(). */
 		int fd = sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
@@ -551,8 +498,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 			no_openat2 = true;
 		/* ELOOP: a symlink on the way.  EINVAL/E2BIG: openat2 is
 		 * stricter than openat about flags; let the slow path answer. */
-		if (errno != ELOOP && errno != ENOSYS && errno != EINVAL && errno != E2BIG && errno != EXDEV &&
-		    !(cached && (errno == ENOENT || errno == ENOTDIR)))
+		if (errno != ELOOP && errno != ENOSYS && errno != EINVAL && errno != E2BIG && errno != EXDEV)
 			return -1;
 	}
 	if (!path[0])

@@ -853,26 +853,6 @@ EXPORT int fremovexattr(int fd, const char *name)
 	FD_CHECKED("fremovexattr", fd, real_fremovexattr(fd, name));
 }
 
-/* --- the current directory ---------------------------------------------- */
-
-/* Nothing to judge (entering a directory changes nothing); the shim only
- * forgets the path it cached. */
-EXPORT int chdir(const char *path)
-{
-	sbp_cwd_changed();
-	int r = real_chdir(path);
-	sbp_cwd_changed();
-	return r;
-}
-
-EXPORT int fchdir(int fd)
-{
-	sbp_cwd_changed();
-	int r = real_fchdir(fd);
-	sbp_cwd_changed();
-	return r;
-}
-
 /* --- syscall(2) ------------------------------------------------------- */
 
 long sbp_raw(long nr, long a, long b, long c, long d, long e)
@@ -1013,10 +993,6 @@ EXPORT long syscall(long nr, ...)
 		return lremovexattr(S(0), S(1));
 	case SYS_fremovexattr:
 		return fremovexattr(I(0), S(1));
-	case SYS_chdir:
-		return chdir(S(0));
-	case SYS_fchdir:
-		return fchdir(I(0));
 	case SYS_bind:
 		return bind(I(0), (__CONST_SOCKADDR_ARG)(const struct sockaddr *)a[1], (socklen_t)a[2]);
 	default:

@@ -72,9 +72,6 @@ void sbp_target_done(struct sbp_target *t);
  * /proc/self/fd/N/NAME when the check holds a directory descriptor). */
 const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size);
 
-/* The current directory changed (chdir, fchdir): forget its cached path. */
-void sbp_cwd_changed(void);
-
 /* The open family, race-free: judged and opened in one go. */
 int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned mode);
 

@@ -584,12 +584,6 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 	if (IS("tmpfile64", 0))
 		return stream_result(x_tmpfile64());
 
-	/* the current directory */
-	if (IS("chdir", 1))
-		return chdir(path(a[0]));
-	if (IS("fchdir", 1))
-		return fchdir(fd_arg(a[0]));
-
 	/* create, remove, rename, link */
 	if (IS("mkdir", 2))
 		return mkdir(path(a[0]), (mode_t)flags(a[1]));

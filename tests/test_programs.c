@@ -264,26 +264,6 @@ START_TEST(t_enoent_is_kernels)
 }
 END_TEST
 
-/* Relative paths follow the current directory, however it changed: the
- * shim's cached cwd must not outlive a chdir. */
-START_TEST(t_chdir)
-{
-	ck_assert_int_ne(RUN(NULL, "cd {O} && echo x > rel1"), 0);
-	ck_assert(!sbt_exists(P("O", "rel1")));
-	ERR_HAS(S("denied write 'rel1' (resolved '{O}/rel1')"));
-	ck_assert_int_eq(RUN(NULL, "python3 -c \"import os; open('a', 'w'); os.chdir('{O}'); "
-				   "exec('try: open(\\'b\\', \\'w\\')\\nexcept PermissionError: print(\\'refused\\')'); "
-				   "os.chdir('{W}'); open('c', 'w'); d = os.open('{O}', os.O_RDONLY); os.fchdir(d); "
-				   "exec('try: open(\\'e\\', \\'w\\')\\nexcept PermissionError: print(\\'refused\\')')\""), 0);
-	ck_assert_str_eq(r.out, "refused\nrefused\n");
-	ck_assert(sbt_exists(P("W", "a")) && sbt_exists(P("W", "c")));
-	ck_assert(!sbt_exists(P("O", "b")) && !sbt_exists(P("O", "e")));
-	/* A directory renamed under a process: relative paths still land in it. */
-	ck_assert_int_eq(RUN(NULL, "mkdir d1 && cd d1 && echo 1 > one && mv {W}/d1 {W}/d2 && echo 2 > two && cat two"), 0);
-	ck_assert(sbt_exists(P("W", "d2/two")));
-}
-END_TEST
-
 /* syscall(2) by number goes through the same checks as the wrappers.  Each
  * script exits 0 when the call failed as it should. */
 START_TEST(t_raw_syscall_function)
@@ -468,7 +448,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_large_file);
 	tcase_add_test(tc, t_enoent_is_kernels);
 	tcase_add_test(tc, t_raw_syscall_function);
-	tcase_add_test(tc, t_chdir);
 	tcase_add_test(tc, t_race_final);
 	tcase_add_test(tc, t_race_dir);
 	tcase_add_test(tc, t_race_truncate);
