@@ -674,8 +674,10 @@ static void protect_git(struct builder *b, const char *ws)
 		}
 		fclose(f);
 	}
-	static const char *const protected[] = {"hooks", "config"};
-	for (size_t i = 0; i < 2; i++) {
+	/* commondir would point git at another hooks and config; a worktree
+	 * config is read like config. */
+	static const char *const protected[] = {"hooks", "config", "commondir", "config.worktree"};
+	for (size_t i = 0; i < sizeof(protected) / sizeof(protected[0]); i++) {
 		snprintf(buf, sizeof(buf), "%s/%s", gitdir, protected[i]);
 		add_expanded(b, SBP_RULE_DENY_WRITE, 0, buf, buf, NULL, SBP_RF_IMPLICIT);
 	}
@@ -689,7 +691,7 @@ static void protect_git(struct builder *b, const char *ws)
 			unsigned fl;
 			line[strcspn(line, "\n")] = '\0';
 			if (sbp_path_normalize(gitdir, line, common, sizeof(common), &fl) > 0)
-				for (size_t i = 0; i < 2; i++) {
+				for (size_t i = 0; i < sizeof(protected) / sizeof(protected[0]); i++) {
 					snprintf(buf, sizeof(buf), "%s/%s", common, protected[i]);
 					add_expanded(b, SBP_RULE_DENY_WRITE, 0, buf, buf, NULL, SBP_RF_IMPLICIT);
 				}
@@ -836,6 +838,8 @@ int sbp_config_compile(struct sbp_config *c, const char *log_socket, struct sbp_
 		snprintf(pat, sizeof(pat), "%s/.sbpreload.ini", strcmp(dirs[i], "/") ? dirs[i] : "");
 		add_expanded(&b, SBP_RULE_DENY_WRITE, 0, pat, pat, NULL, SBP_RF_IMPLICIT);
 	}
+	/* ...nor in any directory a later session may start in. */
+	add_rule(&b, SBP_RULE_DENY_WRITE, 0, "/**/.sbpreload.ini", "/**/.sbpreload.ini", NULL, SBP_RF_IMPLICIT);
 	if (c->log) {
 		unsigned fl;
 		if (sbp_path_normalize(ws, c->log, pat, sizeof(pat), &fl) > 0)

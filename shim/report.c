@@ -70,3 +70,47 @@ void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_ve
 	}
 	errno = saved;
 }
+
+void sbp_refuse(const char *call, const char *what, const char *reason)
+{
+	char buf[1024];
+	struct sbp_buf b = {buf, sizeof(buf), 0};
+	int saved = errno;
+
+	if (!sbp_pol->quiet) {
+		sbp_buf_add(&b, "sbpreload: ");
+		sbp_buf_add(&b, sbp_pol->mode == SBP_MODE_AUDIT ? "would deny " : "denied ");
+		sbp_buf_add(&b, what);
+		sbp_buf_add(&b, ": ");
+		sbp_buf_add(&b, reason);
+		sbp_buf_add(&b, "\n");
+		if (write(2, buf, b.len) < 0) {
+			/* stderr closed: the log still gets the record */
+		}
+	}
+	if (sbp_pol->log_socket || sbp_pol->log) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		b.len = 0;
+		sbp_buf_add(&b, "{\"ts\":");
+		sbp_buf_num(&b, ms / 1000);
+		char frac[5] = {'.', (char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10), (char)('0' + ms % 10), 0};
+		sbp_buf_add(&b, frac);
+		sbp_buf_add(&b, ",\"pid\":");
+		sbp_buf_num(&b, getpid());
+		sbp_buf_add(&b, ",\"exe\":");
+		sbp_buf_json(&b, sbp_exe);
+		sbp_buf_add(&b, ",\"op\":");
+		sbp_buf_json(&b, what);
+		sbp_buf_add(&b, ",\"call\":");
+		sbp_buf_json(&b, call);
+		sbp_buf_add(&b, ",\"target\":\"\",\"resolved\":\"\",\"decision\":");
+		sbp_buf_json(&b, sbp_pol->mode == SBP_MODE_AUDIT ? "audit" : "deny");
+		sbp_buf_add(&b, ",\"reason\":");
+		sbp_buf_json(&b, reason);
+		sbp_buf_add(&b, ",\"rule\":null}");
+		send_record(buf, b.len);
+	}
+	errno = saved;
+}

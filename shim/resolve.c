@@ -104,8 +104,16 @@ static const char *lexical(int dirfd, const char *path, char *buf, unsigned *fla
 	char base[PATH_MAX];
 
 	*flags = 0;
-	if (sbp_path_is_normal(path))
-		return path;
+	/* Copied even when it is already normal: the call then acts on the
+	 * bytes that were judged, whatever another thread writes into the
+	 * caller's buffer meanwhile. */
+	if (sbp_path_is_normal(path)) {
+		size_t n = strnlen(path, PATH_MAX);
+		if (n >= PATH_MAX)
+			return NULL;
+		memcpy(buf, path, n + 1);
+		return buf;
+	}
 	if (path[0] != '/' && dir_path(dirfd, base, sizeof(base)) < 0)
 		return NULL;
 	return sbp_path_normalize(path[0] == '/' ? NULL : base, path, buf, PATH_MAX, flags) < 0 ? NULL : buf;
@@ -132,6 +140,18 @@ static bool is_rule_denial(enum sbp_reason r)
 	return r == SBP_DENY_RULE || r == SBP_DENY_WRITE_RULE || r == SBP_CONTAINS_PROTECTED;
 }
 
+/* What /proc/self/fd names for objects with no place in the file system. */
+static bool anonymous(const char *p)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(p), dl = sizeof(del) - 1;
+
+	if (p[0] != '/')
+		return true; /* pipe:[..], socket:[..], anon_inode:[..] */
+	/* memfd_create: "/memfd:NAME (deleted)"; it never was in "/". */
+	return !strncmp(p, "/memfd:", 7) && n > dl && !strcmp(p + n - dl, del);
+}
+
 /* Judge the real path ABS; LEX (the path as written, made absolute) is
  * held to the deny rules too.  0 = go ahead, -1 = refused (EACCES). */
 static int judge(const char *call, enum sbp_op op, unsigned how, const char *given, const char *abs,
@@ -140,8 +160,8 @@ static int judge(const char *call, enum sbp_op op, unsigned how, const char *giv
 	struct sbp_query q;
 	struct sbp_verdict v;
 
-	if (abs[0] != '/')
-		return 0; /* pipe:[..], socket:[..], anon_inode:..: no path to judge */
+	if (anonymous(abs))
+		return 0; /* pipe:[..], socket:[..], anon_inode:.., memfd: no path to judge */
 	query(&q, op, abs, how);
 	sbp_decide(sbp_pol, &q, &v);
 	if (!v.violation && lex && strcmp(lex, abs) != 0) {
@@ -194,6 +214,31 @@ static const char *split(const char *path, char *dir, size_t size)
 		dir[n] = '\0';
 	}
 	return path + start;
+}
+
+/* Calls the kernel refuses whatever the policy says, so that nothing
+ * needs judging (and nothing is truncated to fit our buffers): a path of
+ * PATH_MAX bytes or more, a last component longer than NAME_MAX
+ * (ENAMETOOLONG), and for calls that make or remove a directory entry, a
+ * last component "." or ".." or the path "/" (EEXIST, EINVAL, EBUSY...). */
+static bool kernel_refuses(const char *path, unsigned how)
+{
+	size_t n = strnlen(path, PATH_MAX);
+	if (n >= PATH_MAX)
+		return true;
+	size_t end = n;
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	size_t start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (end - start > NAME_MAX)
+		return true;
+	if (!(how & SBP_ENTRY))
+		return false;
+	const char *last = path + start;
+	size_t ln = end - start;
+	return ln == 0 || (ln == 1 && last[0] == '.') || (ln == 2 && last[0] == '.' && last[1] == '.');
 }
 
 /* The last component without trailing slashes, into OUT. */
@@ -281,7 +326,9 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 		}
 		last_name(last, name, sizeof(name));
 		bool trailing = last[strlen(name)] == '/';
-		if ((follow || trailing) && name[0] && !dot_or_dotdot(name)) {
+		/* A trailing slash does not make unlink, rmdir, rename or mkdir
+		 * follow a final symlink (the kernel answers ENOTDIR or EEXIST). */
+		if (follow && name[0] && !dot_or_dotdot(name)) {
 			if (strncmp(parent, "/proc/", 6) == 0) {
 				/* Magic links (/proc/self/fd/N, .../cwd, .../root)
 				 * are not text: let the kernel follow them, then
@@ -298,7 +345,7 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 						sbp_target_done(t);
 						return unresolved(call, op, path) < 0 ? SBP_CHECK_FAIL : SBP_CHECK_PASS;
 					}
-					t->anon = t->abs[0] != '/';
+					t->anon = anonymous(t->abs);
 					if (judge(call, op, how, path, t->abs, lex) < 0) {
 						sbp_target_done(t);
 						return SBP_CHECK_FAIL;
@@ -311,7 +358,7 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 			if (n >= 0) {
 				if (++hops > MAX_SYMLINKS || (size_t)n >= sizeof(target) - 1) {
 					sbp_target_done(t);
-					errno = n < 0 ? ENAMETOOLONG : ELOOP;
+					errno = hops > MAX_SYMLINKS ? ELOOP : ENAMETOOLONG;
 					return SBP_CHECK_FAIL;
 				}
 				target[n] = '\0';
@@ -379,8 +426,8 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 	unsigned lf = 0;
 
 	target_init(t, dirfd, path);
-	if (!active() || !path || !path[0])
-		return SBP_CHECK_PASS; /* EFAULT / ENOENT come from the call itself */
+	if (!active() || !path || !path[0] || kernel_refuses(path, how))
+		return SBP_CHECK_PASS; /* EFAULT, ENOENT, ENAMETOOLONG... come from the call itself */
 	int saved = errno;
 	const char *lex = lexical(dirfd, path, lexbuf, &lf);
 	/* Act on the absolute path that was judged, never relative to a cwd
@@ -393,25 +440,31 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 		bool shared = share && share->dirlen == dirlen && share->dirfd >= 0 && !memcmp(share->abs, lex, dirlen);
 		int pfd = shared ? share->dirfd
 				 : sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
-		if (pfd < 0) {
+		/* Out of descriptors: pinning is impossible, so act on the
+		 * judged absolute path itself (the kernel needs none). */
+		bool nofd = pfd < 0 && (errno == EMFILE || errno == ENFILE);
+		if (nofd)
+			pfd = AT_FDCWD;
+		if (pfd < 0 && pfd != AT_FDCWD) {
 			if (errno == ENOSYS)
 				no_openat2 = true;
 			else if (errno != ELOOP)
 				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES: the kernel's answer */
 		} else {
-			t->own_fd = shared ? -1 : pfd;
+			t->own_fd = shared || nofd ? -1 : pfd;
 			last_name(last, name, sizeof(name));
+			const char *act = nofd ? lex : name[0] ? name : ".";
 			/* A final symlink the call would follow: judge its target. */
 			char target[2];
 			bool link = (how & SBP_FOLLOW) && name[0] &&
-				    readlinkat(pfd, name, target, sizeof(target)) >= 0;
+				    readlinkat(pfd, act, target, sizeof(target)) >= 0;
 			if (!link) {
 				memcpy(t->abs, lex, strlen(lex) + 1);
-				memcpy(t->buf, name[0] ? name : ".", strlen(name[0] ? name : ".") + 1);
+				memcpy(t->buf, act, strlen(act) + 1);
 				t->dirfd = pfd;
 				t->name = t->buf;
 				t->pinned = true;
-				t->dirlen = dirlen;
+				t->dirlen = nofd ? 0 : dirlen;
 				errno = saved;
 				return SBP_CHECK_ALLOW;
 			}
@@ -439,6 +492,14 @@ int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *pat
 		return SBP_CHECK_FAIL;
 	}
 	return r;
+}
+
+int sbp_fd_dup(int fd)
+{
+	if (!active())
+		return fd;
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return d >= 0 ? d : fd; /* a bad FD fails in the call itself */
 }
 
 int sbp_check_fd(const char *call, enum sbp_op op, int fd)
@@ -481,7 +542,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	char lexbuf[PATH_MAX];
 	unsigned lf = 0;
 
-	if (!active() || !path)
+	if (!active() || !path || kernel_refuses(path, 0))
 		return sbp_sys_openat(dirfd, path, flags, mode);
 	bool write = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || SBP_NEEDS_MODE(flags);
 	enum sbp_op op = write ? SBP_OP_WRITE : SBP_OP_READ;

@@ -27,6 +27,7 @@ enum {
 	SBP_SUBTREE = 2, /* the call moves or removes the entry with all it holds */
 	SBP_PIN_FINAL = 4, /* the call takes only a path: pin the final component
 			      itself (/proc/self/fd/N of an O_PATH descriptor) */
+	SBP_ENTRY = 8,     /* the call makes or removes a directory entry */
 };
 
 /* Where the call then acts: NAME relative to DIRFD.  DIRFD may be a
@@ -62,6 +63,10 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
 		    struct sbp_target *t, const struct sbp_target *share);
 
+/* A private duplicate of the caller's descriptor FD to judge and act on
+ * (FD itself when none can be made). */
+int sbp_fd_dup(int fd);
+
 /* Judge OP on what the open descriptor FD refers to. */
 int sbp_check_fd(const char *call, enum sbp_op op, int fd);
 
@@ -78,6 +83,10 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 /* Report a refusal: one line on stderr, one log record. */
 void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_verdict *v,
 		const char *given, const char *resolved);
+
+/* Report a refusal that concerns no path (a namespace, an ioctl): one
+ * line "sbpreload: denied WHAT: REASON" and one log record. */
+void sbp_refuse(const char *call, const char *what, const char *reason);
 
 /* Raw system calls for the shim's own use, through libc's syscall() (never
  * our own hook of it). */
