@@ -264,6 +264,49 @@ START_TEST(t_enoent_is_kernels)
 }
 END_TEST
 
+/* Relative paths follow the current directory, however it changed. */
+START_TEST(t_chdir)
+{
+	ck_assert_int_ne(RUN(NULL, "cd {O} && echo x > rel1"), 0);
+	ck_assert(!sbt_exists(P("O", "rel1")));
+	ERR_HAS(S("denied write 'rel1' (resolved '{O}/rel1')"));
+	/* A directory renamed under a process: relative paths land in it. */
+	ck_assert_int_eq(RUN(NULL, "mkdir d1 && cd d1 && echo 1 > one && mv {W}/d1 {W}/d2 && echo 2 > two && cat two"), 0);
+	ck_assert(sbt_exists(P("W", "d2/two")));
+}
+END_TEST
+
+/* Ways around any path policy that are no path at all. */
+START_TEST(t_namespaces_and_terminal)
+{
+	/* A new user and mount namespace could bind-mount an outside tree
+	 * into the workspace. */
+	ck_assert_int_ne(RUN(NULL, "unshare -U -r true"), 0);
+	ERR_HAS("sbpreload: denied unshare: new user or mount namespaces could mount around the policy");
+	ck_assert_int_ne(RUN(NULL, "mkdir m && mount --bind {O} m"), 0);
+	ck_assert(!sbt_exists(P("W", "m/file")));
+	/* Input pushed into the terminal would run in the user's shell later. */
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import fcntl, termios, os; fd = os.open('/dev/null', os.O_RDONLY)\n"
+				   "try: fcntl.ioctl(fd, termios.TIOCSTI, b'x'); print('pushed')\n"
+				   "except PermissionError: print('refused')\""), 0);
+	ck_assert_str_eq(r.out, "refused\n");
+	ERR_HAS("sbpreload: denied ioctl TIOCSTI: typing into the terminal would run commands outside the sandbox");
+}
+END_TEST
+
+/* Names the kernel refuses are refused as the kernel does, never cut to fit. */
+START_TEST(t_long_names)
+{
+	ck_assert_int_eq(RUN(NULL, "python3 -c \"import os\n"
+				   "for p in ['x' * 256, 'd/' + 'x' * 256, '/tmp/' + 'y' * 300, 'z/' * 2100]:\n"
+				   "    try: open(p, 'w'); print('created')\n"
+				   "    except OSError as e: print(e.errno)\n"
+				   "open('x' * 255, 'w'); os.unlink('x' * 255); print('ok')\""), 0);
+	ck_assert_str_eq(r.out, "36\n2\n36\n36\nok\n"); /* as without the shim: d/ is missing */
+	ck_assert_ptr_null(strstr(r.err, "sbpreload:"));
+}
+END_TEST
+
 /* syscall(2) by number goes through the same checks as the wrappers.  Each
  * script exits 0 when the call failed as it should. */
 START_TEST(t_raw_syscall_function)
@@ -448,6 +491,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_large_file);
 	tcase_add_test(tc, t_enoent_is_kernels);
 	tcase_add_test(tc, t_raw_syscall_function);
+	tcase_add_test(tc, t_chdir);
+	tcase_add_test(tc, t_namespaces_and_terminal);
+	tcase_add_test(tc, t_long_names);
 	tcase_add_test(tc, t_race_final);
 	tcase_add_test(tc, t_race_dir);
 	tcase_add_test(tc, t_race_truncate);

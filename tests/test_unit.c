@@ -449,6 +449,7 @@ START_TEST(t_default_policy)
 		{SBP_OP_READ, "./.env.example", true}, {SBP_OP_READ, "~/.bashrc", true},
 		{SBP_OP_WRITE, "./src/main.c", true}, {SBP_OP_WRITE, "/tmp/x", true},
 		{SBP_OP_WRITE, "~/.bashrc", false}, {SBP_OP_WRITE, "./.sbpreload.ini", false},
+		{SBP_OP_WRITE, "./src/deep/.sbpreload.ini", false}, {SBP_OP_WRITE, "/tmp/x/.sbpreload.ini", false},
 		{SBP_OP_READ, "/etc/shadow", false}, {SBP_OP_READ, "/etc/passwd", true},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -482,7 +483,8 @@ START_TEST(t_git_protection)
 		const char *rel;
 		bool allow;
 	} cases[] = {
-		{"/.git/hooks/pre-commit", false}, {"/.git/config", false},
+		{"/.git/hooks/pre-commit", false}, {"/.git/config", false}, {"/.git/commondir", false},
+		{"/.git/config.worktree", false},
 		{"/.git/index", true}, {"/.git/objects/ab/cdef", true}, {"/.git/COMMIT_EDITMSG", true},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
