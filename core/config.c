@@ -1051,6 +1051,12 @@ char *sbp_blob_encode(const void *blob, size_t size)
 
 void *sbp_blob_decode(const char *text, size_t *size)
 {
+	/* Every exec decodes the policy: a table, not a search per byte. */
+	signed char val[256];
+	memset(val, -1, sizeof(val));
+	for (int i = 0; i < 64; i++)
+		val[(unsigned char)b64[i]] = (signed char)i;
+
 	size_t n = strlen(text);
 	if (n % 4)
 		return NULL;
@@ -1062,17 +1068,17 @@ void *sbp_blob_decode(const char *text, size_t *size)
 		unsigned v = 0;
 		int pad = 0;
 		for (int k = 0; k < 4; k++) {
-			const char *q = text[i + k] == '=' ? NULL : strchr(b64, text[i + k]);
-			if (text[i + k] == '=' && i + 4 == n && k >= 2) {
+			unsigned char c = (unsigned char)text[i + k];
+			if (c == '=' && i + 4 == n && k >= 2) {
 				pad++;
 				v <<= 6;
 				continue;
 			}
-			if (!q || !text[i + k] || pad) {
+			if (val[c] < 0 || pad) {
 				free(out);
 				return NULL;
 			}
-			v = v << 6 | (unsigned)(q - b64);
+			v = v << 6 | (unsigned)val[c];
 		}
 		out[o++] = (unsigned char)(v >> 16);
 		if (pad < 2)
