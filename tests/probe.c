@@ -24,6 +24,8 @@
  *             "S_IFIFO|0644"), or a number (0644 is octal)
  *   SECS      seconds since the epoch for both atime and mtime; "NULL" for
  *             a null times pointer (now)
+ *   DIRFD and FD also take "O_PATH:F" and "O_RDONLY:F": F opened that way
+ *   (a descriptor of a file where a directory is usual, for AT_EMPTY_PATH)
  * The probe's own opens go through the same (hooked) libc functions; a
  * setup step that fails ends the probe with status 2 and a line on stderr.
  *
@@ -33,6 +35,9 @@
  *
  * Functions returning a pointer print ret=0 for non-NULL and ret=-1 for
  * NULL; descriptors are printed as the number; scandir prints the count.
+ * Functions returning nothing (updwtmp) print ret=0 and the errno they
+ * left (errno is 0 before the call): a refusal shows as ret=0 errno=EACCES.
+ * clone runs a child that exits 0 and prints ret=0 when it did.
  *
  * Then the probe checks that the call left no descriptor open besides what
  * it returned (a descriptor, a FILE's, a DIR's) and the probe's own: a
@@ -40,21 +45,29 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mntent.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
+#include <utmp.h>
+#include <utmpx.h>
 
 /* The explicit variants, by symbol name. */
 extern int x_open64(const char *, int, ...) __asm__("open64");
@@ -74,6 +87,15 @@ extern int x_truncate64(const char *, off64_t) __asm__("truncate64");
 extern FILE *x_tmpfile64(void) __asm__("tmpfile64");
 extern int x_scandir64(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
 		       int (*)(const struct dirent64 **, const struct dirent64 **)) __asm__("scandir64");
+/* libc's other names for open and fopen, and the stat-era mknod (glibc
+ * 2.36 still exports __xmknod and __xmknodat but no header declares them;
+ * VER is _MKNOD_VER_LINUX, 0 on x86_64). */
+extern int x___open(const char *, int, ...) __asm__("__open");
+extern int x___open64(const char *, int, ...) __asm__("__open64");
+extern FILE *x__IO_fopen(const char *, const char *) __asm__("_IO_fopen");
+extern int x___xmknod(int, const char *, mode_t, dev_t *) __asm__("__xmknod");
+extern int x___xmknodat(int, int, const char *, mode_t, dev_t *) __asm__("__xmknodat");
+#define MKNOD_VER 0
 extern int x_scandirat64(int, const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
 			 int (*)(const struct dirent64 **, const struct dirent64 **)) __asm__("scandirat64");
 
@@ -92,7 +114,7 @@ static const struct {
 	E(EPERM), E(ENOTEMPTY), E(EXDEV), {ENOTSUP, "ENOTSUP"}, E(ENAMETOOLONG), E(ENODATA),
 	E(EADDRINUSE), E(EROFS), E(EFAULT), E(ENOSPC), E(EBUSY), E(EMLINK), E(ENXIO),
 	E(ETXTBSY), E(E2BIG), E(ERANGE), E(ENOSYS), E(EOVERFLOW), E(EFBIG), E(ENOMEM),
-	E(EAFNOSUPPORT), E(EINTR), E(EIO),
+	E(EAFNOSUPPORT), E(EINTR), E(EIO), E(ENOTTY),
 #undef E
 };
 
@@ -110,6 +132,9 @@ static const struct {
 	S(S_IFIFO), S(S_IFREG), S(S_IFCHR), S(S_IFBLK), S(S_IFSOCK),
 	S(RESOLVE_NO_XDEV), S(RESOLVE_NO_MAGICLINKS), S(RESOLVE_NO_SYMLINKS), S(RESOLVE_BENEATH),
 	S(RESOLVE_IN_ROOT), S(RESOLVE_CACHED),
+	S(CLONE_NEWUSER), S(CLONE_NEWNS), S(CLONE_FILES), S(CLONE_FS), S(SIGCHLD),
+	S(MS_BIND), S(MS_REC), S(OPEN_TREE_CLONE), S(OPEN_TREE_CLOEXEC), S(MOVE_MOUNT_F_EMPTY_PATH),
+	S(FSOPEN_CLOEXEC), S(FIONREAD), S(TCGETS), S(TIOCSTI),
 #undef S
 };
 
@@ -200,6 +225,26 @@ static bool needs_mode(int fl)
 	return (fl & O_CREAT) || (fl & O_TMPFILE) == O_TMPFILE;
 }
 
+/* "O_PATH:F" or "O_RDONLY:F": F opened that way (-1 for anything else). */
+static int prefixed_fd(const char *s)
+{
+	static const struct {
+		const char *prefix;
+		int flags;
+	} kinds[] = {{"O_PATH:", O_PATH}, {"O_RDONLY:", O_RDONLY}};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		size_t n = strlen(kinds[i].prefix);
+		if (!strncmp(s, kinds[i].prefix, n)) {
+			int fd = own(open(s + n, kinds[i].flags));
+			if (fd < 0)
+				setup_failed("open fd", s);
+			return fd;
+		}
+	}
+	return -1;
+}
+
 /* A descriptor argument: opened here through the (hooked) open(). */
 static int dirfd_arg(const char *s)
 {
@@ -207,7 +252,10 @@ static int dirfd_arg(const char *s)
 		return AT_FDCWD;
 	if (!strcmp(s, "badfd"))
 		return BADFD;
-	int fd = own(open(s, O_RDONLY | O_DIRECTORY));
+	int fd = prefixed_fd(s);
+	if (fd >= 0)
+		return fd;
+	fd = own(open(s, O_RDONLY | O_DIRECTORY));
 	if (fd < 0)
 		setup_failed("open dirfd", s);
 	return fd;
@@ -217,7 +265,10 @@ static int fd_arg(const char *s)
 {
 	if (!strcmp(s, "badfd"))
 		return BADFD;
-	int fd = own(open(s, O_RDONLY));
+	int fd = prefixed_fd(s);
+	if (fd >= 0)
+		return fd;
+	fd = own(open(s, O_RDONLY));
 	if (fd < 0)
 		setup_failed("open fd", s);
 	return fd;
@@ -353,7 +404,8 @@ static long scan_result(int n, void *list)
 /* syscall(2) by number.  Argument kinds: d DIRFD, F FD, p PATH, s string,
  * f FLAGS (or a number), x a value string and its length, t timespec[2],
  * v timeval[2], u utimbuf (each from SECS), h HANDLE, o FLAGS RESOLVE as a
- * struct open_how and its size. */
+ * struct open_how and its size, b (no argument given) a zeroed scratch
+ * buffer, as ioctl's third argument. */
 static const struct {
 	const char *name;
 	long nr;
@@ -398,6 +450,10 @@ static const struct {
 	{"lremovexattr", SYS_lremovexattr, "ps"},
 	{"fremovexattr", SYS_fremovexattr, "Fs"},
 	{"umask", SYS_umask, "f"},
+	{"unshare", SYS_unshare, "f"},
+	{"mount", SYS_mount, "pppfp"},
+	{"ioctl", SYS_ioctl, "Ffb"},
+	{"setxattrat", 463, "dpfs"},
 };
 
 static struct open_how how;
@@ -416,6 +472,13 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call_syscall(int a
 	if (i == sizeof(sysnames) / sizeof(sysnames[0]))
 		goto usage;
 	for (const char *t = sysnames[i].kinds; *t; t++) {
+		if (*t == 'b') {
+			static long scratch[64];
+			if (n >= 6)
+				goto usage;
+			v[n++] = (long)scratch;
+			continue;
+		}
 		if (k >= argc || n >= 6)
 			goto usage;
 		const char *s = a[k++];
@@ -473,6 +536,37 @@ usage:
 	exit(2);
 }
 
+/* Set by calls that return nothing: main prints the errno they left. */
+static bool void_call;
+
+static struct utmp *utmp_record(void)
+{
+	static struct utmp ut;
+	ut.ut_type = DEAD_PROCESS;
+	snprintf(ut.ut_line, sizeof(ut.ut_line), "pts/99");
+	ut.ut_tv.tv_sec = 1500000000;
+	return &ut;
+}
+
+static int clone_child(void *arg)
+{
+	(void)arg;
+	return 0;
+}
+
+/* clone(2) through libc with a child that exits 0 at once: 0 when it did. */
+static long clone_and_wait(int fl)
+{
+	static char stack[64 * 1024] __attribute__((aligned(16)));
+	int st;
+	int pid = clone(clone_child, stack + sizeof(stack), fl, NULL);
+	if (pid < 0)
+		return -1;
+	if (waitpid(pid, &st, __WALL) != pid)
+		setup_failed("waitpid", "clone child");
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
 /* NULL arguments are passed on purpose (libc and the kernel answer EFAULT
  * or EINVAL), also in the sanitizer build. */
 __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, char **a)
@@ -492,6 +586,16 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 		if (!strcmp(f, "open"))
 			return fd_result(needs_mode(fl) ? open(path(a[0]), fl, m) : open(path(a[0]), fl));
 		return fd_result(needs_mode(fl) ? x_open64(path(a[0]), fl, m) : x_open64(path(a[0]), fl));
+	}
+	/* libc's own names for open (the same function). */
+	if (!strcmp(f, "__open") || !strcmp(f, "__open64")) {
+		if (argc != 2 && argc != 3)
+			goto usage;
+		fl = (int)flags(a[1]);
+		mode_t m = argc == 3 ? (mode_t)number(a[2]) : 0644;
+		if (!strcmp(f, "__open"))
+			return fd_result(needs_mode(fl) ? x___open(path(a[0]), fl, m) : x___open(path(a[0]), fl));
+		return fd_result(needs_mode(fl) ? x___open64(path(a[0]), fl, m) : x___open64(path(a[0]), fl));
 	}
 	if (!strcmp(f, "openat") || !strcmp(f, "openat64")) {
 		if (argc != 3 && argc != 4)
@@ -525,12 +629,30 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 		return stream_result(fopen(path(a[0]), a[1]));
 	if (IS("fopen64", 2))
 		return stream_result(x_fopen64(path(a[0]), a[1]));
+	if (IS("_IO_fopen", 2))
+		return stream_result(x__IO_fopen(path(a[0]), a[1]));
 	if (IS("freopen", 2)) {
 		FILE *s = some_stream();
 		return stream_result(freopen(path(a[0]), a[1], s));
 	}
+	/* freopen PATH MODE FILE: the stream is FILE opened "r" first (with a
+	 * NULL PATH, freopen reopens that same file with MODE). */
+	if (IS("freopen", 3)) {
+		FILE *s = fopen(a[2], "r");
+		if (!s)
+			setup_failed("fopen", a[2]);
+		own(fileno(s));
+		return stream_result(freopen(path(a[0]), a[1], s));
+	}
 	if (IS("freopen64", 2)) {
 		FILE *s = some_stream();
+		return stream_result(x_freopen64(path(a[0]), a[1], s));
+	}
+	if (IS("freopen64", 3)) {
+		FILE *s = fopen(a[2], "r");
+		if (!s)
+			setup_failed("fopen", a[2]);
+		own(fileno(s));
 		return stream_result(x_freopen64(path(a[0]), a[1], s));
 	}
 	if (IS("opendir", 1))
@@ -621,6 +743,15 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 		return mknod(path(a[0]), (mode_t)flags(a[1]), (dev_t)number(a[2]));
 	if (IS("mknodat", 4))
 		return mknodat(dirfd_arg(a[0]), path(a[1]), (mode_t)flags(a[2]), (dev_t)number(a[3]));
+	if (IS("__xmknod", 3)) {
+		dev_t dev = (dev_t)number(a[2]);
+		return x___xmknod(MKNOD_VER, path(a[0]), (mode_t)flags(a[1]), &dev);
+	}
+	if (IS("__xmknodat", 4)) {
+		int d = dirfd_arg(a[0]);
+		dev_t dev = (dev_t)number(a[3]);
+		return x___xmknodat(MKNOD_VER, d, path(a[1]), (mode_t)flags(a[2]), &dev);
+	}
 	if (IS("mkfifo", 2))
 		return mkfifo(path(a[0]), (mode_t)flags(a[1]));
 	if (IS("mkfifoat", 3))
@@ -688,6 +819,52 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 		int d = fd_arg(a[0]);
 		return fremovexattr(d, a[1]);
 	}
+
+	/* files libc opens for its own APIs */
+	if (IS("setmntent", 2))
+		return stream_result(setmntent(path(a[0]), a[1]));
+	if (IS("updwtmp", 1)) {
+		struct utmp *ut = utmp_record();
+		void_call = true;
+		errno = 0;
+		updwtmp(path(a[0]), ut);
+		return 0;
+	}
+	if (IS("updwtmpx", 1)) {
+		struct utmpx *ut = (struct utmpx *)utmp_record(); /* the same layout in glibc */
+		void_call = true;
+		errno = 0;
+		updwtmpx(path(a[0]), ut);
+		return 0;
+	}
+
+	/* namespaces, mounts, the terminal */
+	if (IS("unshare", 1))
+		return unshare((int)flags(a[0]));
+	if (IS("clone", 1))
+		return clone_and_wait((int)flags(a[0]));
+	if (IS("setns", 2)) {
+		int d = fd_arg(a[0]);
+		return setns(d, (int)flags(a[1]));
+	}
+	if (IS("mount", 4))
+		return mount(path(a[0]), path(a[1]), path(a[2]), (unsigned long)flags(a[3]), NULL);
+	if (IS("fsopen", 2))
+		return fd_result(fsopen(path(a[0]), (unsigned)flags(a[1])));
+	if (IS("open_tree", 3)) {
+		int d = dirfd_arg(a[0]);
+		return fd_result(open_tree(d, path(a[1]), (unsigned)flags(a[2])));
+	}
+	if (IS("move_mount", 5)) {
+		int fd1 = dirfd_arg(a[0]), fd2 = dirfd_arg(a[2]);
+		return move_mount(fd1, path(a[1]), fd2, path(a[3]), (unsigned)flags(a[4]));
+	}
+	/* ioctl FD REQUEST: the third argument points at a zeroed int. */
+	if (IS("ioctl", 2)) {
+		int d = fd_arg(a[0]);
+		int arg = 0;
+		return ioctl(d, (unsigned long)flags(a[1]), &arg);
+	}
 #undef IS
 
 usage:
@@ -712,7 +889,7 @@ int main(int argc, char **argv)
 	errno = 0;
 	long r = call(argc - 2, argv + 2);
 	int e = errno;
-	printf("ret=%ld errno=%s\n", r, r == -1 ? errname(e, buf, sizeof(buf)) : "0");
+	printf("ret=%ld errno=%s\n", r, r == -1 || void_call ? errname(e, buf, sizeof(buf)) : "0");
 	if (fflush(stdout) != 0)
 		return 2;
 	char fds[256];
