@@ -813,7 +813,7 @@ EXPORT int lchmod(const char *path, mode_t mode)
 EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
 	if ((flags & AT_EMPTY_PATH) && path && !path[0] && dirfd != AT_FDCWD)
-		FD_CHECKED("fchmodat", dirfd, fchmodat_pinned(FD, path, mode, flags));
+		FD_CHECKED("fchmodat", dirfd, real_fchmodat(FD, path, mode, flags));
 	CHECKED("fchmodat", SBP_OP_WRITE, follow_unless(flags, AT_SYMLINK_NOFOLLOW), dirfd, path,
 		fchmodat_pinned(D, N, mode, flags | PIN));
 }
@@ -1036,10 +1036,17 @@ EXPORT int move_mount(int from_dirfd, const char *from_path, int to_dirfd, const
 /* TIOCSTI pushes bytes into the terminal's input: a command typed there
  * runs in the user's shell after the session, outside the sandbox.
  * TIOCLINUX can paste the console selection the same way. */
+static bool is_typing(unsigned long request)
+{
+	/* The kernel reads the request as 32 bits: so must the check. */
+	unsigned int r = (unsigned int)request;
+	return r == TIOCSTI || r == TIOCLINUX;
+}
+
 static bool ioctl_refused(unsigned long request)
 {
-	return (request == TIOCSTI || request == TIOCLINUX) &&
-	       refuse("ioctl", request == TIOCSTI ? "ioctl TIOCSTI" : "ioctl TIOCLINUX",
+	return is_typing(request) &&
+	       refuse("ioctl", (unsigned int)request == TIOCSTI ? "ioctl TIOCSTI" : "ioctl TIOCLINUX",
 		      "typing into the terminal would run commands outside the sandbox") < 0;
 }
 
@@ -1049,7 +1056,7 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *argp = va_arg(ap, void *);
 	va_end(ap);
-	if (__builtin_expect(request == TIOCSTI || request == TIOCLINUX, 0) && ioctl_refused(request))
+	if (__builtin_expect(is_typing(request), 0) && ioctl_refused(request))
 		return -1;
 	return real_ioctl(fd, request, argp);
 }
