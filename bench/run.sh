@@ -18,11 +18,12 @@
 #   native            micro alone
 #   shim              micro under sbpreload: through the launcher
 #                     (BUILD_DIR/sbpreload -W WS -- micro ...), which sets
-#                     LD_PRELOAD and SBPRELOAD_POLICY itself and applies the
-#                     kernel layer too; without a working launcher, the shim
+#                     LD_PRELOAD and SBPRELOAD_POLICY itself (and will apply
+#                     the kernel layer once it exists); without a working launcher, the shim
 #                     alone (LD_PRELOAD=libsbpreload.so SBPRELOAD_CONFIG=...)
 #   shim_alone        the shim alone, when the shim column used the launcher:
-#                     the difference between the two is the kernel layer
+#                     the difference between the two will be the kernel layer
+#                     (today both run the same code: their difference is noise)
 #   preload_empty     a preload library that only calls through (the floor)
 #   preload_realpath  the same, calling realpath() on every path (naive)
 #   fakechroot        libfakechroot.so, when installed (make bench-deps)
