@@ -114,7 +114,10 @@ static const char *check_entry(const char *e)
 	const char *why = sbp_glob_check(e);
 	if (why)
 		return why;
-	if (sbp_glob_is_glob(e) && (strstr(e, "/../") || !strncmp(e, "../", 3) || strstr(e, "/..\0")))
+	size_t n = strlen(e);
+	bool dotdot = strstr(e, "/../") || !strncmp(e, "../", 3) || !strcmp(e, "..") ||
+		      (n >= 3 && !strcmp(e + n - 3, "/.."));
+	if (sbp_glob_is_glob(e) && dotdot)
 		return "'..' is not allowed in a glob";
 	return NULL;
 }

@@ -155,12 +155,3 @@ bool sbp_glob_match(const char *pat, const char *path)
 {
 	return match(pat, path);
 }
-
-bool sbp_tree_match(const char *pat, size_t len, const char *path, size_t plen)
-{
-	if (len == 1 && pat[0] == '/')
-		return path[0] == '/';
-	if (plen < len || memcmp(pat, path, len) != 0)
-		return false;
-	return plen == len || path[len] == '/';
-}

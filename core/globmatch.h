@@ -23,8 +23,4 @@ size_t sbp_glob_literal_prefix(const char *pat);
 /* Tree match of the absolute, normalised PATH against PAT. */
 bool sbp_glob_match(const char *pat, const char *path);
 
-/* Tree match for a literal pattern of length LEN: PATH equals PAT or lies
- * beneath it. */
-bool sbp_tree_match(const char *pat, size_t len, const char *path, size_t plen);
-
 #endif

@@ -66,15 +66,6 @@ long sbp_path_normalize(const char *base, const char *path, char *out, size_t ou
 	return (long)len;
 }
 
-size_t sbp_path_last(const char *path, size_t len)
-{
-	size_t i = len;
-
-	while (i > 0 && path[i - 1] != '/')
-		i--;
-	return i;
-}
-
 bool sbp_path_is_normal(const char *path)
 {
 	if (path[0] != '/')

@@ -22,8 +22,5 @@ long sbp_path_normalize(const char *base, const char *path, char *out, size_t ou
  * make of it (no "//", ".", ".." components, no trailing '/'). */
 bool sbp_path_is_normal(const char *path);
 
-/* Offset of the last component of the normalised absolute PATH (after the
- * last '/'); 0 for "/". */
-size_t sbp_path_last(const char *path, size_t len);
 
 #endif

@@ -337,7 +337,6 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 				if (fd >= 0) {
 					sbp_target_done(t);
 					t->own_fd = fd;
-					t->via_proc = true;
 					fmt_fd(t->buf, "/proc/self/fd/", fd);
 					t->dirfd = AT_FDCWD;
 					t->name = t->buf;
@@ -345,7 +344,6 @@ static int slow(const char *call, enum sbp_op op, int dirfd, const char *path, u
 						sbp_target_done(t);
 						return unresolved(call, op, path) < 0 ? SBP_CHECK_FAIL : SBP_CHECK_PASS;
 					}
-					t->anon = anonymous(t->abs);
 					if (judge(call, op, how, path, t->abs, lex) < 0) {
 						sbp_target_done(t);
 						return SBP_CHECK_FAIL;
@@ -402,8 +400,6 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->name = path;
 	t->own_fd = -1;
 	t->own_fd2 = -1;
-	t->anon = false;
-	t->via_proc = false;
 	t->pinned = false;
 	t->dirlen = 0;
 }

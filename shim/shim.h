@@ -38,8 +38,6 @@ struct sbp_target {
 	const char *name;
 	int own_fd;        /* to close after the call, or -1 */
 	int own_fd2;       /* the pinned final component (SBP_PIN_FINAL), or -1 */
-	bool anon;         /* not a filesystem path (pipe:[..], socket:[..]) */
-	bool via_proc;     /* NAME is /proc/self/fd/N of what the kernel opened */
 	unsigned dirlen;   /* fast path: ABS[0..dirlen) is the directory DIRFD pins */
 	bool pinned;       /* NAME was judged as it is now (not a symlink to follow):
 			      act on it with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW */

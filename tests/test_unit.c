@@ -327,6 +327,8 @@ static const struct {
 	{"[filesystem]\nwrite = /a/[b\n", "t.ini:2: write: invalid path or glob '/a/[b': unterminated"},
 	{"[filesystem]\ndeny = /a/b**\n", "'**' must be a whole path component"},
 	{"[filesystem]\ndeny = ~bob/x\n", "not '~user'"},
+	{"[filesystem]\ndeny = /a/*/..\n", "'..' is not allowed in a glob"},
+	{"[filesystem]\ndeny = /a/..b*\n", NULL},
 	{"[filesystem]\nread = a,\n  b\n  \"c,d\"\n", NULL},
 	{"[filesystem]\nwrite = \"unterminated\n", "unterminated quote"},
 	{"[sandbox]\nmessages = loud\n", "t.ini:2: messages"},
