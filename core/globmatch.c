@@ -155,3 +155,56 @@ bool sbp_glob_match(const char *pat, const char *path)
 {
 	return match(pat, path);
 }
+
+/* Whether P can match S + "/" + Y for some non-empty Y: S is the rest of a
+ * directory path, which the text goes on past. */
+static bool beneath(const char *p, const char *s)
+{
+	for (;;) {
+		if (*s == '\0') {
+			/* The text goes on with "/Y": a star may match nothing,
+			 * then the pattern must be at a component end. */
+			while (*p == '*' && p[1] != '*')
+				p++;
+			return *p == '\0' || *p == '/';
+		}
+		if (*p == '\0')
+			return *s == '/'; /* an ancestor of S matched: the whole tree */
+		if (p[0] == '*' && p[1] == '*')
+			return true; /* "**" takes the rest of S; what follows fits some Y */
+		if (*p == '*') {
+			p++;
+			for (;;) {
+				if (beneath(p, s))
+					return true;
+				if (*s == '\0' || *s == '/')
+					return false;
+				s++;
+			}
+		}
+		if (*p == '?') {
+			if (*s == '/')
+				return false;
+			p++, s++;
+			continue;
+		}
+		if (*p == '[') {
+			if (!class_match(&p, *s))
+				return false;
+			s++;
+			continue;
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		if (*p != *s)
+			return false;
+		p++, s++;
+	}
+}
+
+bool sbp_glob_match_beneath(const char *pat, const char *dir)
+{
+	if (dir[0] == '/' && dir[1] == '\0')
+		return pat[0] == '/';
+	return beneath(pat, dir);
+}

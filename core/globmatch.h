@@ -23,4 +23,9 @@ size_t sbp_glob_literal_prefix(const char *pat);
 /* Tree match of the absolute, normalised PATH against PAT. */
 bool sbp_glob_match(const char *pat, const char *path);
 
+/* Whether PAT matches some path strictly beneath the directory DIR
+ * (absolute, normalised): whether DIR may hold what PAT names.  True too
+ * when PAT matches DIR itself or an ancestor. */
+bool sbp_glob_match_beneath(const char *pat, const char *dir);
+
 #endif

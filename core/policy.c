@@ -23,17 +23,65 @@ static bool procself_match(const struct sbp_query *q)
 	return *s == '\0' || *s == '/';
 }
 
-/* A literal rule lies strictly beneath PATH: moving or removing PATH would
- * carry the protected entry along. */
+static bool protects(const struct sbp_rule *r)
+{
+	return r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE ||
+	       (r->kind == SBP_RULE_ROOT && r->root_mode != SBP_ROOT_RW);
+}
+
+/* "R/ ** /TAIL" with TAIL one component: beneath any directory inside R it
+ * names the same entries, whatever that directory is called or wherever
+ * inside R it stands. */
+static bool name_like(const char *pat, size_t lit)
+{
+	const char *t = pat + lit;
+
+	return !strncmp(t, "/**/", 4) && t[4] && !strchr(t + 4, '/') && strcmp(t + 4, "**") != 0;
+}
+
+/* PATH lies strictly inside the root PAT[0..LIT) of such a rule ("" = /). */
+static bool inside_root(const char *pat, size_t lit, const char *path, size_t len)
+{
+	return lit == 0 || (len > lit && memcmp(pat, path, lit) == 0 && path[lit] == '/');
+}
+
+/* Rule R protects something strictly beneath PATH: moving or removing PATH
+ * would carry it along, and moving a directory to PATH would put what it
+ * holds where R forbids it.  A name-like rule whose root holds PATH is left
+ * to sbp_move_crosses(): inside its root, a moved tree keeps its names. */
 static bool rule_beneath(const struct sbp_policy *p, const struct sbp_rule *r,
 			 const struct sbp_query *q)
 {
 	const char *pat = sbp_str(p, r->pat);
-	size_t n = r->lit;
 
+	if (r->match == SBP_M_PROCSELF)
+		return false;
 	if (q->len == 1)
 		return true;
-	return n > q->len && memcmp(pat, q->path, q->len) == 0 && pat[q->len] == '/';
+	if (r->match == SBP_M_LITERAL)
+		return r->len > q->len && memcmp(pat, q->path, q->len) == 0 && pat[q->len] == '/';
+	if (sbp_glob_match(pat, q->path))
+		return false; /* PATH itself: the plain decision names the rule */
+	if (name_like(pat, r->lit) && inside_root(pat, r->lit, q->path, q->len))
+		return false;
+	return sbp_glob_match_beneath(pat, q->path);
+}
+
+const struct sbp_rule *sbp_move_crosses(const struct sbp_policy *p, const char *src, const char *dst)
+{
+	size_t ls = strlen(src), ld = strlen(dst);
+
+	if (!p || p->mode == SBP_MODE_OFF)
+		return NULL;
+	for (uint32_t i = 0; i < p->nrules; i++) {
+		const struct sbp_rule *r = &p->rules[i];
+		const char *pat = sbp_str(p, r->pat);
+		if (!protects(r) || r->match == SBP_M_PROCSELF || !name_like(pat, r->lit))
+			continue;
+		if (inside_root(pat, r->lit, src, ls) != inside_root(pat, r->lit, dst, ld))
+			return r;
+	}
+	return NULL;
 }
 
 static void verdict(const struct sbp_policy *p, struct sbp_verdict *v, enum sbp_reason why,
@@ -132,9 +180,7 @@ void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sb
 	if (q->subtree && write)
 		for (uint32_t i = 0; i < p->nrules; i++) {
 			const struct sbp_rule *r = &p->rules[i];
-			bool protects = r->kind == SBP_RULE_DENY || r->kind == SBP_RULE_DENY_WRITE ||
-					(r->kind == SBP_RULE_ROOT && r->root_mode != SBP_ROOT_RW);
-			if (protects && rule_beneath(p, r, q))
+			if (protects(r) && rule_beneath(p, r, q))
 				return verdict(p, v, SBP_CONTAINS_PROTECTED, r);
 		}
 
@@ -267,6 +313,8 @@ const char *sbp_reason_text(enum sbp_reason r)
 		return "outside the readable paths";
 	case SBP_CONTAINS_PROTECTED:
 		return "it contains a protected path";
+	case SBP_MOVE_PROTECTED:
+		return "a directory moved there would carry paths into or out of a protected place";
 	case SBP_UNRESOLVED:
 		return "its real path cannot be determined";
 	}
@@ -397,6 +445,11 @@ static void add_reason(struct sbp_buf *b, const struct sbp_policy *p, const stru
 		sbp_buf_add(b, "it contains ");
 		add_quoted(b, sbp_str(p, r->src));
 		sbp_buf_add(b, ", which is protected");
+		break;
+	case SBP_MOVE_PROTECTED:
+		sbp_buf_add(b, "moving a directory there would carry paths into or out of what ");
+		add_quoted(b, sbp_str(p, r->src));
+		sbp_buf_add(b, " protects");
 		break;
 	case SBP_IN_ROOT_READONLY:
 	case SBP_IN_ROOT_NONE:

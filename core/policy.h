@@ -132,6 +132,7 @@ enum sbp_reason {
 	SBP_OUTSIDE_WRITE,
 	SBP_OUTSIDE_READ,
 	SBP_CONTAINS_PROTECTED,
+	SBP_MOVE_PROTECTED,     /* a directory moved there would carry protected paths */
 	SBP_UNRESOLVED,
 };
 
@@ -151,6 +152,13 @@ struct sbp_query {
 };
 
 void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sbp_verdict *v);
+
+/* Moving the directory SRC to DST (both absolute, normalised; each already
+ * judged with subtree set) also moves everything it holds: the rule that
+ * would see protected entries appear or vanish, because its root ("R" of
+ * "R/ ** /NAME") holds one of the two paths and not the other; NULL when
+ * there is none. */
+const struct sbp_rule *sbp_move_crosses(const struct sbp_policy *p, const char *src, const char *dst);
 
 /* Validate a blob received from elsewhere (size, magic, offsets). */
 bool sbp_policy_valid(const void *blob, size_t size);

@@ -137,7 +137,8 @@ static void query(struct sbp_query *q, enum sbp_op op, const char *path, unsigne
 
 static bool is_rule_denial(enum sbp_reason r)
 {
-	return r == SBP_DENY_RULE || r == SBP_DENY_WRITE_RULE || r == SBP_CONTAINS_PROTECTED;
+	return r == SBP_DENY_RULE || r == SBP_DENY_WRITE_RULE || r == SBP_CONTAINS_PROTECTED ||
+	       r == SBP_MOVE_PROTECTED;
 }
 
 /* What /proc/self/fd names for objects with no place in the file system. */
@@ -152,6 +153,15 @@ static bool anonymous(const char *p)
 	return !strncmp(p, "/memfd:", 7) && n > dl && !strcmp(p + n - dl, del);
 }
 
+/* PATH (relative to DIRFD) is a directory now, not a symlink to one. */
+static bool is_directory(int dirfd, const char *path)
+{
+	struct stat st;
+
+	return sbp_raw(SYS_newfstatat, dirfd, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW, 0) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
 /* Judge the real path ABS; LEX (the path as written, made absolute) is
  * held to the deny rules too.  0 = go ahead, -1 = refused (EACCES). */
 static int judge(const char *call, enum sbp_op op, unsigned how, const char *given, const char *abs,
@@ -164,6 +174,10 @@ static int judge(const char *call, enum sbp_op op, unsigned how, const char *giv
 		return 0; /* pipe:[..], socket:[..], anon_inode:.., memfd: no path to judge */
 	query(&q, op, abs, how);
 	sbp_decide(sbp_pol, &q, &v);
+	if (v.violation && v.reason == SBP_CONTAINS_PROTECTED && !is_directory(AT_FDCWD, abs)) {
+		q.subtree = false; /* only a directory holds anything */
+		sbp_decide(sbp_pol, &q, &v);
+	}
 	if (!v.violation && lex && strcmp(lex, abs) != 0) {
 		struct sbp_query q2;
 		struct sbp_verdict v2;
@@ -402,6 +416,7 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->own_fd2 = -1;
 	t->pinned = false;
 	t->dirlen = 0;
+	t->abs[0] = '\0';
 }
 
 /* Lexically allowed?  (Then the fast path may prove it exact.) */
@@ -488,6 +503,36 @@ int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *pat
 		return SBP_CHECK_FAIL;
 	}
 	return r;
+}
+
+int sbp_check_move(const char *call, const char *newpath, const struct sbp_target *a, const struct sbp_target *b,
+		   bool exchange)
+{
+	struct sbp_query q;
+	struct sbp_verdict v;
+
+	if (!active() || !a->abs[0] || !b->abs[0])
+		return 0;
+	int saved = errno;
+	query(&q, SBP_OP_WRITE, b->abs, SBP_SUBTREE);
+	sbp_decide(sbp_pol, &q, &v);
+	if (!v.violation) {
+		v.rule = sbp_move_crosses(sbp_pol, a->abs, b->abs);
+		if (!v.rule)
+			return 0;
+		v.violation = true;
+		v.allow = sbp_pol->mode == SBP_MODE_AUDIT;
+	}
+	v.reason = SBP_MOVE_PROTECTED;
+	bool dir = is_directory(a->dirfd, a->name) || (exchange && is_directory(b->dirfd, b->name));
+	errno = saved;
+	if (!dir)
+		return 0; /* a file takes nothing along */
+	sbp_report(call, &q, &v, newpath, b->abs);
+	if (v.allow)
+		return 0;
+	errno = EACCES;
+	return -1;
 }
 
 int sbp_fd_dup(int fd)

@@ -681,6 +681,12 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		sbp_target_done(&a);
 		return -1;
 	}
+	if (kind != TWO_LINK &&
+	    sbp_check_move(call, newpath, &a, &b, kind == TWO_RENAME2 && (flags & RENAME_EXCHANGE)) < 0) {
+		sbp_target_done(&a);
+		sbp_target_done(&b);
+		return -1;
+	}
 	int r;
 	switch (kind) {
 	case TWO_RENAME:

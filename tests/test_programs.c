@@ -94,6 +94,40 @@ START_TEST(t_cp_mv)
 }
 END_TEST
 
+/* A directory moved to where a rule protects what it holds would bring
+ * protected paths with it: refused, while files still move freely. */
+START_TEST(t_move_dir_protected)
+{
+	char ini[2048];
+	snprintf(ini, sizeof(ini),
+		 "[filesystem]\nwrite = .\ndeny_write = %s/prot/*.conf, %s/.github/workflows, %s/keys/**/*.pem\n", ws,
+		 ws, ws);
+	ck_assert_int_ne(RUN(ini, "mkdir a && echo evil > a/x.conf && mv a prot"), 0);
+	ck_assert(!sbt_exists(P("W", "prot/x.conf")));
+	ck_assert(sbt_exists(P("W", "a/x.conf")));
+	ERR_HAS(S("sbpreload: denied write 'prot' (resolved '{W}/prot'): moving a directory there would carry "
+		  "paths into or out of what '{W}/prot/*.conf' protects"));
+	ck_assert_int_ne(RUN(ini, "mkdir -p g/workflows && echo evil > g/workflows/ci.yml && mv g .github"), 0);
+	ck_assert(!sbt_exists(P("W", ".github/workflows/ci.yml")));
+	/* In or out of the root of a "**" rule, by rename(2) itself. */
+	ck_assert_int_ne(RUN(ini, "mkdir -p keys k && echo k > k/id.pem && "
+				  "python3 -c \"import os; os.rename('k', 'keys/k')\""),
+			 0);
+	ck_assert(!sbt_exists(P("W", "keys/k/id.pem")));
+	ERR_HAS("PermissionError");
+	ck_assert_int_ne(RUN(ini, "mkdir -p keys/d && mv keys/d out"), 0);
+	ck_assert(sbt_exists(P("W", "keys/d")));
+	/* Inside the root, or a plain file: allowed. */
+	ck_assert_int_eq(RUN(ini, "mkdir -p keys/e keys/f && mv keys/e keys/f/e && mkdir -p prot && echo x > f.conf && "
+				  "mv f.conf prot/y.txt && echo y > keys/n.txt && mv keys/n.txt n.txt && mkdir b && mv b prot2"),
+			 0);
+	ck_assert(sbt_exists(P("W", "keys/f/e")));
+	ck_assert(sbt_exists(P("W", "prot/y.txt")));
+	ck_assert(sbt_exists(P("W", "n.txt")));
+	ck_assert(sbt_exists(P("W", "prot2")));
+}
+END_TEST
+
 START_TEST(t_python)
 {
 	ck_assert_int_eq(RUN(NULL, "python3 -c \"open('p.txt','w').write('ok')\""), 0);
@@ -478,6 +512,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, t_sh_redirect);
 	tcase_add_test(tc, t_cp_mv);
+	tcase_add_test(tc, t_move_dir_protected);
 	tcase_add_test(tc, t_python);
 	tcase_add_test(tc, t_git_fresh);
 	tcase_add_test(tc, t_git_existing);

@@ -70,6 +70,49 @@ static const struct {
 	{"/a/b\\", false}, {"/a/[b/c]", false},
 };
 
+/* Whether a pattern may name something strictly beneath a directory: what
+ * moving that directory, or moving one to its place, would carry. */
+static const struct {
+	const char *pat, *dir;
+	bool beneath;
+} beneath_cases[] = {
+	{"/ws/prot/*.conf", "/ws/prot", true},
+	{"/ws/prot/*.conf", "/ws", true},
+	{"/ws/prot/*.conf", "/ws/pro", false},
+	{"/ws/prot/*.conf", "/ws/prot2", false},
+	{"/ws/prot/*.conf", "/ws/prot/a", false},
+	{"/ws/prot/*.conf", "/", true},
+	{"/ws/prot/*.conf", "/other", false},
+	{"/ws/*/secret", "/ws/anything", true},
+	{"/ws/*/secret", "/ws/a/b", false},
+	{"/ws/*/secret", "/ws", true},
+	{"/ws/a*/secret", "/ws/b", false},
+	{"/ws/a*/secret", "/ws/abc", true},
+	{"/ws/a*b/secret", "/ws/axxb", true},
+	{"/ws/a*b/secret", "/ws/axx", false},
+	{"/ws/**/x/y", "/ws/deep/er", true},
+	{"/ws/**/x/y", "/wsx", false},
+	{"/ws/**/x/y", "/ws", true},
+	{"/**/.env", "/anywhere", true},
+	{"/ws/[ab]/k", "/ws/a", true},
+	{"/ws/[ab]/k", "/ws/c", false},
+	{"/ws/?/k", "/ws/a", true},
+	{"/ws/?/k", "/ws/ab", false},
+	/* The directory itself, or an ancestor of it, is named: all it holds. */
+	{"/ws/prot", "/ws/prot", true},
+	{"/ws/prot", "/ws/prot/sub", true},
+	{"/ws/prot/*", "/ws/prot/sub", true},
+	{"/ws/prot", "/ws/pro", false},
+};
+
+START_TEST(t_glob_beneath)
+{
+	ck_assert_msg(sbp_glob_match_beneath(beneath_cases[_i].pat, beneath_cases[_i].dir) == beneath_cases[_i].beneath,
+		      "'%s' beneath '%s': expected %d", beneath_cases[_i].pat, beneath_cases[_i].dir,
+		      beneath_cases[_i].beneath);
+}
+END_TEST
+
 START_TEST(t_glob_check)
 {
 	const char *why = sbp_glob_check(glob_check_cases[_i].pat);
@@ -171,7 +214,7 @@ static const char decide_ini[] =
 	"read =\n"
 	"write = ., /tmp\n"
 	"deny = /ws/secret, **/.env, /etc/shadow\n"
-	"deny_write = /ws/ro\n"
+	"deny_write = /ws/ro, /ws/prot/*.conf, /ws/keys/**/*.pem\n"
 	"[path:docs]\n"
 	"root = /ws/docs\n"
 	"mode = ro\n"
@@ -219,6 +262,17 @@ static const struct {
 	/* ...and so would moving one that holds a read-only or hidden root. */
 	{SBP_OP_WRITE, "/srv", true, false, SBP_CONTAINS_PROTECTED},
 	{SBP_OP_WRITE, "/srv/out/x", true, true, SBP_ALLOWED},
+	/* A directory moved to where a glob protects what it would hold. */
+	{SBP_OP_WRITE, "/ws/prot", true, false, SBP_CONTAINS_PROTECTED},
+	{SBP_OP_WRITE, "/ws/prot", false, true, SBP_ALLOWED},
+	{SBP_OP_WRITE, "/ws/prot2", true, true, SBP_ALLOWED},
+	{SBP_OP_WRITE, "/ws/prot/sub", true, true, SBP_ALLOWED},
+	{SBP_OP_WRITE, "/ws/prot/a.conf", true, false, SBP_DENY_WRITE_RULE},
+	/* Name-like rules: inside their root a moved tree keeps its names
+	 * (the pair is judged by sbp_move_crosses()); "**" /.env is rooted at /. */
+	{SBP_OP_WRITE, "/ws/keys/a", true, true, SBP_ALLOWED},
+	{SBP_OP_WRITE, "/ws/keys", true, false, SBP_CONTAINS_PROTECTED},
+	{SBP_OP_WRITE, "/ws/a/b", true, true, SBP_ALLOWED},
 	/* Devices programs need are always writable. */
 	{SBP_OP_WRITE, "/dev/null", false, true, SBP_ALLOWED},
 	{SBP_OP_WRITE, "/dev/pts/3", false, true, SBP_ALLOWED},
@@ -253,6 +307,37 @@ START_TEST(t_decide)
 	sbp_decide(c.blob, &q, &v);
 	ck_assert_msg(v.allow == decide_cases[_i].allow && v.reason == decide_cases[_i].reason,
 		      "%s %s: got allow=%d reason=%s", sbp_op_name(q.op), path, v.allow, sbp_reason_text(v.reason));
+	compiled_free(&c);
+	tmpdir_free(ws);
+}
+END_TEST
+
+/* A moved directory takes its entries along: from inside the root of a
+ * name-like rule to outside it (or back), protected names would appear or
+ * vanish. */
+START_TEST(t_move_crosses)
+{
+	char *ws = sbt_tmpdir(false);
+	char ini[1024], a[PATH_MAX], b[PATH_MAX], c2[PATH_MAX];
+	snprintf(ini, sizeof(ini), "[filesystem]\nwrite = .\ndeny_write = %s/keys/**/*.pem\n", ws);
+	struct sbp_compiled c = compile_ini(ini, ws);
+	snprintf(a, sizeof(a), "%s/keys/x", ws);
+	snprintf(b, sizeof(b), "%s/out", ws);
+	snprintf(c2, sizeof(c2), "%s/keys/y/z", ws);
+
+	const struct sbp_rule *r = sbp_move_crosses(c.blob, a, b);
+	ck_assert_ptr_nonnull(r);
+	char want[PATH_MAX];
+	snprintf(want, sizeof(want), "%s/keys/**/*.pem", ws);
+	ck_assert_str_eq(sbp_str(c.blob, r->src), want);
+	ck_assert_ptr_nonnull(sbp_move_crosses(c.blob, b, a));
+	ck_assert_ptr_null(sbp_move_crosses(c.blob, a, c2));
+	ck_assert_ptr_null(sbp_move_crosses(c.blob, b, "/tmp/elsewhere"));
+	compiled_free(&c);
+
+	/* The default policy's "**" /.env rules are rooted at /: never crossed. */
+	c = compile_ini("", ws);
+	ck_assert_ptr_null(sbp_move_crosses(c.blob, a, "/tmp/x"));
 	compiled_free(&c);
 	tmpdir_free(ws);
 }
@@ -671,10 +756,12 @@ static Suite *suite(void)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 	tcase_add_loop_test(tc, t_glob_match, 0, N(glob_cases));
 	tcase_add_loop_test(tc, t_glob_check, 0, N(glob_check_cases));
+	tcase_add_loop_test(tc, t_glob_beneath, 0, N(beneath_cases));
 	tcase_add_loop_test(tc, t_path_normalize, 0, N(path_cases));
 	tcase_add_test(tc, t_path_too_long);
 	tcase_add_test(tc, t_path_is_normal);
 	tcase_add_loop_test(tc, t_decide, 0, N(decide_cases));
+	tcase_add_test(tc, t_move_crosses);
 	tcase_add_test(tc, t_decide_audit_and_off);
 	tcase_add_test(tc, t_read_restricted);
 	tcase_add_loop_test(tc, t_config_errors, 0, N(config_cases));
