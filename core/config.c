@@ -736,6 +736,11 @@ static int resolve_workspace(struct sbp_config *c, char **out)
 /* Decide how sbp_decide() finds RULE (see enum sbp_match). */
 static void classify(struct sbp_rule *r, const char *pat)
 {
+	const char *tail = pat + r->lit + 4;
+
+	if ((r->flags & SBP_RF_GLOB) && !strncmp(pat + r->lit, "/**/", 4) && *tail && !strchr(tail, '/') &&
+	    strcmp(tail, "**") != 0)
+		r->flags |= SBP_RF_NAME_LIKE;
 	if (r->flags & SBP_RF_PROCSELF) {
 		r->match = SBP_M_PROCSELF;
 	} else if (!(r->flags & SBP_RF_GLOB)) {

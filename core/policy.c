@@ -29,16 +29,6 @@ static bool protects(const struct sbp_rule *r)
 	       (r->kind == SBP_RULE_ROOT && r->root_mode != SBP_ROOT_RW);
 }
 
-/* "R/ ** /TAIL" with TAIL one component: beneath any directory inside R it
- * names the same entries, whatever that directory is called or wherever
- * inside R it stands. */
-static bool name_like(const char *pat, size_t lit)
-{
-	const char *t = pat + lit;
-
-	return !strncmp(t, "/**/", 4) && t[4] && !strchr(t + 4, '/') && strcmp(t + 4, "**") != 0;
-}
-
 /* PATH lies strictly inside the root PAT[0..LIT) of such a rule ("" = /). */
 static bool inside_root(const char *pat, size_t lit, const char *path, size_t len)
 {
@@ -60,10 +50,16 @@ static bool rule_beneath(const struct sbp_policy *p, const struct sbp_rule *r,
 		return true;
 	if (r->match == SBP_M_LITERAL)
 		return r->len > q->len && memcmp(pat, q->path, q->len) == 0 && pat[q->len] == '/';
+	/* The literal part PAT[0..lit) ends at a '/' before the first
+	 * metacharacter: a PATH above it or at it has the glob part beneath. */
+	if (r->lit >= q->len)
+		return memcmp(pat, q->path, q->len) == 0 && pat[q->len] == '/';
+	if ((r->lit && memcmp(pat, q->path, r->lit) != 0) || q->path[r->lit] != '/')
+		return false;
+	if ((r->flags & SBP_RF_NAME_LIKE) && inside_root(pat, r->lit, q->path, q->len))
+		return false;
 	if (sbp_glob_match(pat, q->path))
 		return false; /* PATH itself: the plain decision names the rule */
-	if (name_like(pat, r->lit) && inside_root(pat, r->lit, q->path, q->len))
-		return false;
 	return sbp_glob_match_beneath(pat, q->path);
 }
 
@@ -76,7 +72,7 @@ const struct sbp_rule *sbp_move_crosses(const struct sbp_policy *p, const char *
 	for (uint32_t i = 0; i < p->nrules; i++) {
 		const struct sbp_rule *r = &p->rules[i];
 		const char *pat = sbp_str(p, r->pat);
-		if (!protects(r) || r->match == SBP_M_PROCSELF || !name_like(pat, r->lit))
+		if (!(r->flags & SBP_RF_NAME_LIKE) || !protects(r))
 			continue;
 		if (inside_root(pat, r->lit, src, ls) != inside_root(pat, r->lit, dst, ld))
 			return r;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define SBP_POLICY_MAGIC 0x31504253u /* "SBP1" */
-#define SBP_POLICY_VERSION 2u
+#define SBP_POLICY_VERSION 3u
 
 enum sbp_mode { SBP_MODE_ENFORCE, SBP_MODE_AUDIT, SBP_MODE_OFF };
 
@@ -31,6 +31,7 @@ enum sbp_rule_flags {
 	SBP_RF_GLOB = 1,     /* pattern has metacharacters */
 	SBP_RF_IMPLICIT = 2, /* added by sbpreload itself, not by the config */
 	SBP_RF_PROCSELF = 4, /* "/proc/self": matches /proc/<pid of the caller> */
+	SBP_RF_NAME_LIKE = 8, /* "R/ ** /TAIL", TAIL one component: see sbp_move_crosses() */
 };
 
 /* How a rule is found for a path without scanning every rule: */
