@@ -505,34 +505,46 @@ int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *pat
 	return r;
 }
 
-int sbp_check_move(const char *call, const char *newpath, const struct sbp_target *a, const struct sbp_target *b,
-		   bool exchange)
+/* Whether the directory ABS, given as GIVEN, may receive a directory moved
+ * there (all it holds); else report why (0 = go ahead, -1 = refused). */
+static int receive(const char *call, const char *given, const char *abs, const struct sbp_rule *crossing)
 {
 	struct sbp_query q;
 	struct sbp_verdict v;
 
-	if (!active() || !a->abs[0] || !b->abs[0])
-		return 0;
-	int saved = errno;
-	query(&q, SBP_OP_WRITE, b->abs, SBP_SUBTREE);
+	query(&q, SBP_OP_WRITE, abs, SBP_SUBTREE);
 	sbp_decide(sbp_pol, &q, &v);
 	if (!v.violation) {
-		v.rule = sbp_move_crosses(sbp_pol, a->abs, b->abs);
-		if (!v.rule)
+		if (!crossing)
 			return 0;
 		v.violation = true;
 		v.allow = sbp_pol->mode == SBP_MODE_AUDIT;
+		v.rule = crossing;
 	}
 	v.reason = SBP_MOVE_PROTECTED;
-	bool dir = is_directory(a->dirfd, a->name) || (exchange && is_directory(b->dirfd, b->name));
-	errno = saved;
-	if (!dir)
-		return 0; /* a file takes nothing along */
-	sbp_report(call, &q, &v, newpath, b->abs);
+	sbp_report(call, &q, &v, given, abs);
 	if (v.allow)
 		return 0;
 	errno = EACCES;
 	return -1;
+}
+
+int sbp_check_move(const char *call, const char *oldpath, const char *newpath, const struct sbp_target *a,
+		   const struct sbp_target *b, bool exchange)
+{
+	if (!active() || !a->abs[0] || !b->abs[0])
+		return 0;
+	int saved = errno;
+	const struct sbp_rule *crossing = sbp_move_crosses(sbp_pol, a->abs, b->abs);
+	bool a_dir = is_directory(a->dirfd, a->name);
+	bool b_dir = exchange && is_directory(b->dirfd, b->name);
+	errno = saved;
+	/* B receives what A holds; in an exchange A receives what B holds. */
+	if (a_dir && receive(call, newpath, b->abs, crossing) < 0)
+		return -1;
+	if (b_dir && receive(call, oldpath, a->abs, crossing) < 0)
+		return -1;
+	return 0;
 }
 
 int sbp_fd_dup(int fd)

@@ -620,7 +620,7 @@ EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 
 EXPORT int rmdir(const char *path)
 {
-	CHECKED("rmdir", SBP_OP_WRITE, SBP_SUBTREE | SBP_ENTRY, AT_FDCWD, path, real_unlinkat(D, N, AT_REMOVEDIR));
+	CHECKED("rmdir", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path, real_unlinkat(D, N, AT_REMOVEDIR));
 }
 
 EXPORT int unlink(const char *path)
@@ -630,8 +630,7 @@ EXPORT int unlink(const char *path)
 
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
-	unsigned how = (flags & AT_REMOVEDIR) ? SBP_SUBTREE : 0;
-	CHECKED("unlinkat", SBP_OP_WRITE, how | SBP_ENTRY, dirfd, path, real_unlinkat(D, N, flags));
+	CHECKED("unlinkat", SBP_OP_WRITE, SBP_ENTRY, dirfd, path, real_unlinkat(D, N, flags));
 }
 
 static int remove_at(int dirfd, const char *name)
@@ -645,7 +644,7 @@ static int remove_at(int dirfd, const char *name)
 
 EXPORT int remove(const char *path)
 {
-	CHECKED("remove", SBP_OP_WRITE, SBP_SUBTREE | SBP_ENTRY, AT_FDCWD, path, remove_at(D, N));
+	CHECKED("remove", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path, remove_at(D, N));
 }
 
 /* Two paths: both are judged, both are acted on through their targets. */
@@ -682,7 +681,7 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		return -1;
 	}
 	if (kind != TWO_LINK &&
-	    sbp_check_move(call, newpath, &a, &b, kind == TWO_RENAME2 && (flags & RENAME_EXCHANGE)) < 0) {
+	    sbp_check_move(call, oldpath, newpath, &a, &b, kind == TWO_RENAME2 && (flags & RENAME_EXCHANGE)) < 0) {
 		sbp_target_done(&a);
 		sbp_target_done(&b);
 		return -1;

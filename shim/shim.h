@@ -61,12 +61,12 @@ int sbp_check(const char *call, enum sbp_op op, int dirfd, const char *path, uns
 int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *path, unsigned how,
 		    struct sbp_target *t, const struct sbp_target *share);
 
-/* A rename of A to B (NEWPATH as given), each judged by sbp_check():
- * when A is a directory (or, for an exchange, either is), judge B as
- * receiving all it holds, and the pair for rules whose root holds only one
- * of them.  0 = go ahead, -1 = refused (EACCES, reported). */
-int sbp_check_move(const char *call, const char *newpath, const struct sbp_target *a, const struct sbp_target *b,
-		   bool exchange);
+/* A rename of A to B (OLDPATH, NEWPATH as given), each judged by
+ * sbp_check(): a path that receives a directory (B; in an exchange, A too)
+ * is judged as receiving all it holds, and the pair for rules whose root
+ * holds only one of them.  0 = go ahead, -1 = refused (EACCES, reported). */
+int sbp_check_move(const char *call, const char *oldpath, const char *newpath, const struct sbp_target *a,
+		   const struct sbp_target *b, bool exchange);
 
 /* A private duplicate of the caller's descriptor FD to judge and act on
  * (FD itself when none can be made). */

@@ -431,6 +431,8 @@ static const struct row rows[] = {
 	{"rmdir", "dir", OK, .after = {"absent {ws}/dir"}},
 	{"rmdir", "{out}/dir", DENIED, .after = {"dir {out}/dir"}, .msg = "write '{out}/dir': " OUTSIDE},
 	{"rmdir", "{ws}/full", ERR(ENOTEMPTY), .after = {"file {ws}/full/x"}},
+	/* An empty directory holds nothing protected. */
+	{"rmdir", "{ws}/dir", OK, .ini = "[filesystem]\ndeny_write = {ws}/dir/*\n", .after = {"absent {ws}/dir"}},
 	{"rmdir", "{ws}/file", ERR(ENOTDIR)},
 	{"rmdir", "{ws}/missing", ERR(ENOENT)},
 	/* '.', '..' and '/' as the entry: the kernel's errno, outside too. */
@@ -483,6 +485,18 @@ static const struct row rows[] = {
 	{"rename", "{ws}/full {ws}/moved", DENIED, .ini = "[filesystem]\ndeny_write = {ws}/full/x\n",
 	 .after = {"file {ws}/full/x", "absent {ws}/moved"},
 	 .msg = "write '{ws}/full': it contains '{ws}/full/x', which is protected"},
+	/* A directory moved to where a rule protects what it would hold; a
+	 * file holds nothing. */
+	{"rename", "{ws}/full {ws}/prot", DENIED, .ini = "[filesystem]\ndeny_write = {ws}/prot/*\n",
+	 .after = {"file {ws}/full/x", "absent {ws}/prot"},
+	 .msg = "write '{ws}/prot': moving a directory there would carry paths into or out of what '{ws}/prot/*' "
+		"protects"},
+	{"rename", "{ws}/file {ws}/prot", OK, .ini = "[filesystem]\ndeny_write = {ws}/prot/*\n",
+	 .after = {"content {ws}/prot inside"}},
+	{"rename", "{ws}/full {ws}/dir/full", DENIED, .ini = "[filesystem]\ndeny_write = {ws}/dir/**/x\n",
+	 .after = {"file {ws}/full/x"},
+	 .msg = "write '{ws}/dir/full': moving a directory there would carry paths into or out of what '{ws}/dir/**/x' "
+		"protects"},
 	{"rename", "{ws}/file {ws}/dir", ERR(EISDIR), .after = {"content {ws}/file inside"}},
 	{"rename", "{ws}/dir {ws}/full", ERR(ENOTEMPTY)},
 	{"rename", "{ws}/missing {ws}/moved", ERR(ENOENT)},
@@ -503,6 +517,10 @@ static const struct row rows[] = {
 	{"renameat2", "{ws} file {ws} moved RENAME_NOREPLACE", OK, .after = {"content {ws}/moved inside"}},
 	{"renameat2", "{ws} file {ws} full RENAME_EXCHANGE", OK,
 	 .after = {"content {ws}/full inside", "file {ws}/file/x"}},
+	{"renameat2", "{ws} file {ws} full RENAME_EXCHANGE", DENIED, .ini = "[filesystem]\ndeny_write = {ws}/file/*\n",
+	 .after = {"content {ws}/file inside", "file {ws}/full/x"},
+	 .msg = "write 'file' (resolved '{ws}/file'): moving a directory there would carry paths into or out of "
+		"what '{ws}/file/*' protects"},
 	{"renameat2", "{ws} file {out} file RENAME_EXCHANGE", DENIED,
 	 .after = {"content {ws}/file inside", "content {out}/file outside"},
 	 .msg = "write 'file' (resolved '{realout}/file'): " OUTSIDE},
