@@ -172,19 +172,23 @@ static int judge(const char *call, enum sbp_op op, unsigned how, const char *giv
 
 	if (anonymous(abs))
 		return 0; /* pipe:[..], socket:[..], anon_inode:.., memfd: no path to judge */
-	query(&q, op, abs, how);
-	sbp_decide(sbp_pol, &q, &v);
-	if (v.violation && v.reason == SBP_CONTAINS_PROTECTED && !is_directory(AT_FDCWD, abs)) {
-		q.subtree = false; /* only a directory holds anything */
+	const char *real = abs;
+	for (;;) {
+		abs = real;
+		query(&q, op, abs, how);
 		sbp_decide(sbp_pol, &q, &v);
-	}
-	if (!v.violation && lex && strcmp(lex, abs) != 0) {
-		struct sbp_query q2;
-		struct sbp_verdict v2;
-		query(&q2, op, lex, how);
-		sbp_decide(sbp_pol, &q2, &v2);
-		if (v2.violation && is_rule_denial(v2.reason))
-			q = q2, v = v2, abs = lex;
+		if (!v.violation && lex && strcmp(lex, abs) != 0) {
+			struct sbp_query q2;
+			struct sbp_verdict v2;
+			query(&q2, op, lex, how);
+			sbp_decide(sbp_pol, &q2, &v2);
+			if (v2.violation && is_rule_denial(v2.reason))
+				q = q2, v = v2, abs = lex;
+		}
+		if (!v.violation || v.reason != SBP_CONTAINS_PROTECTED || !(how & SBP_SUBTREE) ||
+		    is_directory(AT_FDCWD, real))
+			break;
+		how &= ~(unsigned)SBP_SUBTREE; /* only a directory holds anything */
 	}
 	if (!v.violation)
 		return 0;
