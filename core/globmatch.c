@@ -99,6 +99,26 @@ static bool class_match(const char **pp, char c)
 	return hit != neg && c != '/';
 }
 
+/* One character of the pattern ('?', a [...] class, an escaped or a plain
+ * character) against one of the text (not the end); advances both. */
+static bool one(const char **pp, const char **ss)
+{
+	const char *p = *pp, *s = *ss;
+
+	if (*p == '?') {
+		*pp = p + 1, *ss = s + 1;
+		return *s != '/';
+	}
+	if (*p == '[') {
+		*ss = s + 1;
+		return class_match(pp, *s);
+	}
+	if (*p == '\\' && p[1])
+		p++;
+	*pp = p + 1, *ss = s + 1;
+	return *p == *s;
+}
+
 static bool match(const char *p, const char *s)
 {
 	for (;;) {
@@ -131,23 +151,8 @@ static bool match(const char *p, const char *s)
 		}
 		if (*s == '\0')
 			return strcmp(p, "/**") == 0; /* "/a/" "**" also names "/a" */
-		if (*p == '?') {
-			if (*s == '/')
-				return false;
-			p++, s++;
-			continue;
-		}
-		if (*p == '[') {
-			if (!class_match(&p, *s))
-				return false;
-			s++;
-			continue;
-		}
-		if (*p == '\\' && p[1])
-			p++;
-		if (*p != *s)
+		if (!one(&p, &s))
 			return false;
-		p++, s++;
 	}
 }
 
@@ -182,23 +187,8 @@ static bool beneath(const char *p, const char *s)
 				s++;
 			}
 		}
-		if (*p == '?') {
-			if (*s == '/')
-				return false;
-			p++, s++;
-			continue;
-		}
-		if (*p == '[') {
-			if (!class_match(&p, *s))
-				return false;
-			s++;
-			continue;
-		}
-		if (*p == '\\' && p[1])
-			p++;
-		if (*p != *s)
+		if (!one(&p, &s))
 			return false;
-		p++, s++;
 	}
 }
 
