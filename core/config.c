@@ -736,18 +736,17 @@ static int resolve_workspace(struct sbp_config *c, char **out)
 /* Decide how sbp_decide() finds RULE (see enum sbp_match). */
 static void classify(struct sbp_rule *r, const char *pat)
 {
-	const char *tail = pat + r->lit + 4;
+	/* TAIL: what follows "P/ ** /", when the pattern has that form. */
+	const char *tail = (r->flags & SBP_RF_GLOB) && !strncmp(pat + r->lit, "/**/", 4) ? pat + r->lit + 4 : "";
 
-	if ((r->flags & SBP_RF_GLOB) && !strncmp(pat + r->lit, "/**/", 4) && *tail && !strchr(tail, '/') &&
-	    strcmp(tail, "**") != 0)
+	if (*tail && !strchr(tail, '/') && strcmp(tail, "**") != 0)
 		r->flags |= SBP_RF_NAME_LIKE;
 	if (r->flags & SBP_RF_PROCSELF) {
 		r->match = SBP_M_PROCSELF;
 	} else if (!(r->flags & SBP_RF_GLOB)) {
 		r->match = SBP_M_LITERAL;
 		r->key = r->len;
-	} else if (!strncmp(pat + r->lit, "/**/", 4) && pat[r->lit + 4] &&
-		   !strpbrk(pat + r->lit + 4, "/*?[\\")) {
+	} else if (*tail && !strpbrk(tail, "/*?[\\")) {
 		r->match = SBP_M_NAME; /* P/ ** /NAME: the common "**" rule */
 		r->key = r->lit + 4;
 	} else {

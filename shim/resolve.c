@@ -162,6 +162,17 @@ static bool is_directory(int dirfd, const char *path)
 	       S_ISDIR(st.st_mode);
 }
 
+/* Report a violation; 0 = go ahead anyway (audit), -1 = refused (EACCES). */
+static int refuse(const char *call, const struct sbp_query *q, const struct sbp_verdict *v, const char *given,
+		  const char *resolved)
+{
+	sbp_report(call, q, v, given, resolved);
+	if (v->allow)
+		return 0;
+	errno = EACCES;
+	return -1;
+}
+
 /* Judge the real path ABS; LEX (the path as written, made absolute) is
  * held to the deny rules too.  0 = go ahead, -1 = refused (EACCES). */
 static int judge(const char *call, enum sbp_op op, unsigned how, const char *given, const char *abs,
@@ -190,13 +201,7 @@ static int judge(const char *call, enum sbp_op op, unsigned how, const char *giv
 			break;
 		how &= ~(unsigned)SBP_SUBTREE; /* only a directory holds anything */
 	}
-	if (!v.violation)
-		return 0;
-	sbp_report(call, &q, &v, given, abs);
-	if (v.allow)
-		return 0;
-	errno = EACCES;
-	return -1;
+	return v.violation ? refuse(call, &q, &v, given, abs) : 0;
 }
 
 static int unresolved(const char *call, enum sbp_op op, const char *given)
@@ -204,11 +209,7 @@ static int unresolved(const char *call, enum sbp_op op, const char *given)
 	struct sbp_query q = {op, given, strlen(given), 0, false};
 	struct sbp_verdict v = {sbp_pol->mode == SBP_MODE_AUDIT, true, SBP_UNRESOLVED, NULL};
 
-	sbp_report(call, &q, &v, given, NULL);
-	if (v.allow)
-		return 0;
-	errno = EACCES;
-	return -1;
+	return refuse(call, &q, &v, given, NULL);
 }
 
 /* Split PATH into the directory part (copied to DIR, "" for none) and the
@@ -509,45 +510,42 @@ int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *pat
 	return r;
 }
 
-/* Whether the directory ABS, given as GIVEN, may receive a directory moved
- * there (all it holds); else report why (0 = go ahead, -1 = refused). */
-static int receive(const char *call, const char *given, const char *abs, const struct sbp_rule *crossing)
+/* Whether ABS may receive a directory moved there with all it holds
+ * (pure: no system call); else V says why. */
+static bool receives(const char *abs, const struct sbp_rule *crossing, struct sbp_query *q, struct sbp_verdict *v)
 {
-	struct sbp_query q;
-	struct sbp_verdict v;
-
-	query(&q, SBP_OP_WRITE, abs, SBP_SUBTREE);
-	sbp_decide(sbp_pol, &q, &v);
-	if (!v.violation) {
+	query(q, SBP_OP_WRITE, abs, SBP_SUBTREE);
+	sbp_decide(sbp_pol, q, v);
+	if (!v->violation) {
 		if (!crossing)
-			return 0;
-		v.violation = true;
-		v.allow = sbp_pol->mode == SBP_MODE_AUDIT;
-		v.rule = crossing;
+			return true;
+		v->violation = true;
+		v->allow = sbp_pol->mode == SBP_MODE_AUDIT;
+		v->rule = crossing;
 	}
-	v.reason = SBP_MOVE_PROTECTED;
-	sbp_report(call, &q, &v, given, abs);
-	if (v.allow)
-		return 0;
-	errno = EACCES;
-	return -1;
+	v->reason = SBP_MOVE_PROTECTED;
+	return false;
 }
 
 int sbp_check_move(const char *call, const char *oldpath, const char *newpath, const struct sbp_target *a,
 		   const struct sbp_target *b, bool exchange)
 {
+	struct sbp_query q;
+	struct sbp_verdict v;
+
 	if (!active() || !a->abs[0] || !b->abs[0])
 		return 0;
-	int saved = errno;
 	const struct sbp_rule *crossing = sbp_move_crosses(sbp_pol, a->abs, b->abs);
-	bool a_dir = is_directory(a->dirfd, a->name);
-	bool b_dir = exchange && is_directory(b->dirfd, b->name);
+	/* B receives what A holds; in an exchange A receives what B holds.
+	 * Only a directory holds anything: looked at only when it matters. */
+	int saved = errno;
+	if (!receives(b->abs, crossing, &q, &v) && is_directory(a->dirfd, a->name) &&
+	    refuse(call, &q, &v, newpath, b->abs) < 0)
+		return -1;
+	if (exchange && !receives(a->abs, crossing, &q, &v) && is_directory(b->dirfd, b->name) &&
+	    refuse(call, &q, &v, oldpath, a->abs) < 0)
+		return -1;
 	errno = saved;
-	/* B receives what A holds; in an exchange A receives what B holds. */
-	if (a_dir && receive(call, newpath, b->abs, crossing) < 0)
-		return -1;
-	if (b_dir && receive(call, oldpath, a->abs, crossing) < 0)
-		return -1;
 	return 0;
 }
 
