@@ -40,8 +40,8 @@ ALL_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SAN)
 SHIM_CFLAGS := $(BASE_CFLAGS) $(CFLAGS) $(SHIM_SAN) -fPIC -fvisibility=hidden -fno-stack-protector \
 	-fno-delete-null-pointer-checks '-D__attribute_nonnull__(params)='
 
-CORE_SRC := core/globmatch.c core/path.c core/policy.c core/config.c
-SHIM_SRC := shim/shim.c shim/resolve.c shim/report.c
+CORE_SRC := core/globmatch.c core/path.c core/policy.c core/config.c core/journal.c
+SHIM_SRC := shim/shim.c shim/resolve.c shim/report.c shim/pincache.c
 LAUNCHER_SRC := launcher/main.c launcher/run.c
 
 INIH_STATIC := $(shell pkg-config --variable=libdir inih 2>/dev/null)/libinih.a

@@ -45,7 +45,7 @@
 #   SBP_SHIM_MODE=auto|launcher|preload
 #   SBP_FAKECHROOT=PATH    libfakechroot.so
 #   SBP_RESULTS=PATH       the JSON (default bench/results/latest.json)
-#   BUDGET_<op>=X          the shim's budget as a ratio (open 1.10, others 1.05)
+#   BUDGET_<op>=X          the shim's budget as a ratio (open, open_rel 1.10; others 1.05)
 #
 # Exit status: 0 when the benchmark ran (budgets OVER are reported, not
 # failed); 1 when it could not run at all.

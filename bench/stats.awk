@@ -51,7 +51,7 @@ function budget(op,    k) {
 	k = "BUDGET_" op
 	if (k in ENVIRON && ENVIRON[k] != "")
 		return ENVIRON[k] + 0
-	return op == "open" ? 1.10 : 1.05
+	return op == "open" || op == "open_rel" ? 1.10 : 1.05
 }
 
 {

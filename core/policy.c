@@ -39,8 +39,18 @@ static bool inside_root(const char *pat, size_t lit, const char *path, size_t le
  * would carry it along, and moving a directory to PATH would put what it
  * holds where R forbids it.  A name-like rule whose root holds PATH is left
  * to sbp_move_crosses(): inside its root, a moved tree keeps its names. */
+static bool rule_under(const struct sbp_policy *p, const struct sbp_rule *r, const struct sbp_query *q,
+		       bool self);
+
 static bool rule_beneath(const struct sbp_policy *p, const struct sbp_rule *r,
 			 const struct sbp_query *q)
+{
+	return rule_under(p, r, q, false);
+}
+
+/* The same, or (SELF) PATH itself matches R. */
+static bool rule_under(const struct sbp_policy *p, const struct sbp_rule *r, const struct sbp_query *q,
+		       bool self)
 {
 	const char *pat = sbp_str(p, r->pat);
 
@@ -59,8 +69,23 @@ static bool rule_beneath(const struct sbp_policy *p, const struct sbp_rule *r,
 	if ((r->flags & SBP_RF_NAME_LIKE) && inside_root(pat, r->lit, q->path, q->len))
 		return false;
 	if (sbp_glob_match(pat, q->path))
-		return false; /* PATH itself: the plain decision names the rule */
+		return self; /* PATH itself: the plain decision names the rule */
 	return sbp_glob_match_beneath(pat, q->path);
+}
+
+bool sbp_beneath_clear(const struct sbp_policy *p, const char *dir, size_t len)
+{
+	struct sbp_query q = {.op = SBP_OP_WRITE, .path = dir, .len = len, .subtree = true};
+
+	if (!p || p->mode == SBP_MODE_OFF)
+		return true;
+	/* What lies beneath an entry of DIR lies beneath DIR.  A rule that
+	 * names DIR itself may name things beneath its entries too ("R/ ** /z"
+	 * names R/z and R/z/x/z): not clear either. */
+	for (uint32_t i = 0; i < p->nrules; i++)
+		if (protects(&p->rules[i]) && rule_under(p, &p->rules[i], &q, true))
+			return false;
+	return true;
 }
 
 const struct sbp_rule *sbp_move_crosses(const struct sbp_policy *p, const char *src, const char *dst)

@@ -154,6 +154,11 @@ struct sbp_query {
 
 void sbp_decide(const struct sbp_policy *p, const struct sbp_query *q, struct sbp_verdict *v);
 
+/* No rule protects DIR[0..LEN) (NUL-terminated) or anything beneath it:
+ * then a move of or into an entry of DIR is judged by the entry's path
+ * alone (its SUBTREE query decides as the plain one). */
+bool sbp_beneath_clear(const struct sbp_policy *p, const char *dir, size_t len);
+
 /* Moving the directory SRC to DST (both absolute, normalised; each already
  * judged with subtree set) also moves everything it holds: the rule that
  * would see protected entries appear or vanish, because its root ("R" of

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "launcher.h"
 
 /* --- finding things ------------------------------------------------------ */
@@ -267,8 +268,8 @@ static void drain_log(const struct run_spec *spec, struct run_result *res)
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* The child's environment: ours, with the shim first in LD_PRELOAD (what
- * was there stays, after it) and the compiled policy.  env[0] and env[1]
- * are the two strings made here. */
+ * was there stays, after it), the compiled policy and the journal.
+ * env[0..2] are the strings made here (env[2] may be missing). */
 static char **child_environ(const struct run_spec *spec)
 {
 	const char *old_preload = getenv("LD_PRELOAD");
@@ -276,7 +277,7 @@ static char **child_environ(const struct run_spec *spec)
 
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 3, sizeof(*env));
+	char **env = calloc(n + 4, sizeof(*env));
 	if (!env)
 		die("out of memory");
 	if (old_preload && *old_preload) {
@@ -288,8 +289,12 @@ static char **child_environ(const struct run_spec *spec)
 	if (asprintf(&env[1], "SBPRELOAD_POLICY=%s", spec->policy) < 0)
 		die("out of memory");
 	size_t k = 2;
+	char *journal = sbp_journal_make();
+	if (journal)
+		env[k++] = journal;
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], "SBPRELOAD_POLICY=", 17) != 0)
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && strncmp(environ[i], "SBPRELOAD_POLICY=", 17) != 0 &&
+		    strncmp(environ[i], SBP_JOURNAL_ENV "=", sizeof(SBP_JOURNAL_ENV)) != 0)
 			env[k++] = environ[i];
 	return env;
 }
@@ -298,6 +303,8 @@ static void free_environ(char **env)
 {
 	free(env[0]);
 	free(env[1]);
+	if (env[2] && !strncmp(env[2], SBP_JOURNAL_ENV "=", sizeof(SBP_JOURNAL_ENV)))
+		free(env[2]);
 	free(env);
 }
 

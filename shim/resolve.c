@@ -43,7 +43,7 @@ int sbp_sys_openat(int dirfd, const char *path, int flags, unsigned mode)
 int sbp_sys_close(int fd)
 {
 	int e = errno;
-	int r = close(fd);
+	int r = (int)sbp_raw(SYS_close, fd, 0, 0, 0, 0);
 	errno = e;
 	return r;
 }
@@ -281,7 +281,9 @@ void sbp_target_done(struct sbp_target *t)
 		sbp_sys_close(t->own_fd);
 	if (t->own_fd2 >= 0)
 		sbp_sys_close(t->own_fd2);
-	t->own_fd = t->own_fd2 = -1;
+	if (t->cached >= 0)
+		sbp_cache_release(t->cached);
+	t->own_fd = t->own_fd2 = t->cached = -1;
 }
 
 /* For calls that take only a path (truncate, scandir, freopen): name the
@@ -419,6 +421,8 @@ static void target_init(struct sbp_target *t, int dirfd, const char *path)
 	t->name = path;
 	t->own_fd = -1;
 	t->own_fd2 = -1;
+	t->cached = -1;
+	t->clear = false;
 	t->pinned = false;
 	t->dirlen = 0;
 	t->abs[0] = '\0';
@@ -448,14 +452,30 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 	const char *lex = lexical(dirfd, path, lexbuf, &lf);
 	/* Act on the absolute path that was judged, never relative to a cwd
 	 * or dirfd that another thread may change meanwhile. */
-	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 &&
-	    lexically_allowed(op, how, lex)) {
+	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2) {
 		char dir[PATH_MAX], name[NAME_MAX + 1];
 		const char *last = split(lex, dir, sizeof(dir));
 		unsigned dirlen = (unsigned)(last - lex);
 		bool shared = share && share->dirlen == dirlen && share->dirfd >= 0 && !memcmp(share->abs, lex, dirlen);
-		int pfd = shared ? share->dirfd
-				 : sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
+		int pfd = -1, slot = -1;
+		if (shared)
+			pfd = share->dirfd;
+		else if (how & SBP_CACHED)
+			pfd = sbp_cache_get(dir, dirlen, &slot);
+		/* In a directory with nothing protected at or beneath it, what
+		 * an entry holds cannot matter: judge the entry alone. */
+		bool clear = shared ? share->clear : sbp_cache_clear(slot);
+		if (!lexically_allowed(op, clear ? how & ~(unsigned)SBP_SUBTREE : how, lex)) {
+			if (slot >= 0)
+				sbp_cache_release(slot);
+			goto slow;
+		}
+		if (pfd < 0) {
+			uint64_t seq = sbp_cache_seq();
+			pfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
+			if (pfd >= 0 && (how & SBP_CACHED))
+				sbp_cache_put(dir, dirlen, pfd, seq);
+		}
 		/* Out of descriptors: pinning is impossible, so act on the
 		 * judged absolute path itself (the kernel needs none). */
 		bool nofd = pfd < 0 && (errno == EMFILE || errno == ENFILE);
@@ -467,7 +487,9 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 			else if (errno != ELOOP)
 				return SBP_CHECK_FAIL; /* ENOENT, ENOTDIR, EACCES: the kernel's answer */
 		} else {
-			t->own_fd = shared || nofd ? -1 : pfd;
+			t->own_fd = shared || nofd || slot >= 0 ? -1 : pfd;
+			t->cached = slot;
+			t->clear = clear;
 			last_name(last, name, sizeof(name));
 			const char *act = nofd ? lex : name[0] ? name : ".";
 			/* A final symlink the call would follow: judge its target. */
@@ -487,6 +509,7 @@ static int check_path(const char *call, enum sbp_op op, int dirfd, const char *p
 			sbp_target_done(t);
 		}
 	}
+slow:;
 	int r = slow(call, op, dirfd, path, how, t, lex);
 	if (r != SBP_CHECK_FAIL)
 		errno = saved;
@@ -512,10 +535,14 @@ int sbp_check_share(const char *call, enum sbp_op op, int dirfd, const char *pat
 
 /* Whether ABS may receive a directory moved there with all it holds
  * (pure: no system call); else V says why. */
-static bool receives(const char *abs, const struct sbp_rule *crossing, struct sbp_query *q, struct sbp_verdict *v)
+static bool receives(const struct sbp_target *t, const struct sbp_rule *crossing, struct sbp_query *q,
+		     struct sbp_verdict *v)
 {
-	query(q, SBP_OP_WRITE, abs, SBP_SUBTREE);
-	sbp_decide(sbp_pol, q, v);
+	query(q, SBP_OP_WRITE, t->abs, SBP_SUBTREE);
+	if (t->clear)
+		v->violation = false; /* its plain query was allowed in the check */
+	else
+		sbp_decide(sbp_pol, q, v);
 	if (!v->violation) {
 		if (!crossing)
 			return true;
@@ -535,14 +562,17 @@ int sbp_check_move(const char *call, const char *oldpath, const char *newpath, c
 
 	if (!active() || !a->abs[0] || !b->abs[0])
 		return 0;
-	const struct sbp_rule *crossing = sbp_move_crosses(sbp_pol, a->abs, b->abs);
+	/* Two entries of one directory are inside the same roots. */
+	const char *la = strrchr(a->abs, '/'), *lb = strrchr(b->abs, '/');
+	bool siblings = la - a->abs == lb - b->abs && !memcmp(a->abs, b->abs, (size_t)(la - a->abs));
+	const struct sbp_rule *crossing = siblings ? NULL : sbp_move_crosses(sbp_pol, a->abs, b->abs);
 	/* B receives what A holds; in an exchange A receives what B holds.
 	 * Only a directory holds anything: looked at only when it matters. */
 	int saved = errno;
-	if (!receives(b->abs, crossing, &q, &v) && is_directory(a->dirfd, a->name) &&
+	if (!receives(b, crossing, &q, &v) && is_directory(a->dirfd, a->name) &&
 	    refuse(call, &q, &v, newpath, b->abs) < 0)
 		return -1;
-	if (exchange && !receives(a->abs, crossing, &q, &v) && is_directory(b->dirfd, b->name) &&
+	if (exchange && !receives(a, crossing, &q, &v) && is_directory(b->dirfd, b->name) &&
 	    refuse(call, &q, &v, oldpath, a->abs) < 0)
 		return -1;
 	errno = saved;
@@ -592,6 +622,39 @@ const char *sbp_target_path(struct sbp_target *t, char *buf, size_t size)
 	return buf;
 }
 
+/* Open LEX (absolute, normal, judged) with no symlink on the way: relative
+ * to the kept pin of its directory when there is one (a shorter walk than
+ * the whole path), else by the whole path. */
+static int open_fast(const char *lex, int flags, unsigned mode)
+{
+	const char *last = strrchr(lex, '/') + 1;
+	size_t dirlen = (size_t)(last - lex);
+	int slot, fd;
+
+	if (!*last)
+		return sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
+	int dfd = sbp_cache_get(lex, dirlen, &slot);
+	if (dfd < 0 && sbp_cache_wanted(lex, dirlen)) {
+		char dir[PATH_MAX];
+		memcpy(dir, lex, dirlen);
+		dir[dirlen] = '\0';
+		uint64_t seq = sbp_cache_seq();
+		int pfd = sys_openat2(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS);
+		if (pfd < 0)
+			return sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
+		sbp_cache_put(dir, dirlen, pfd, seq);
+		fd = sys_openat2(pfd, last, flags, mode, RESOLVE_NO_SYMLINKS);
+		sbp_sys_close(pfd);
+		return fd;
+	}
+	if (dfd < 0)
+		return sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
+	fd = sys_openat2(dfd, last, flags, mode, RESOLVE_NO_SYMLINKS);
+	bool stale = fd < 0 && sbp_cache_stale_fd(slot, dfd);
+	sbp_cache_release(slot);
+	return stale ? sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS) : fd;
+}
+
 int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned mode)
 {
 	char lexbuf[PATH_MAX];
@@ -605,7 +668,7 @@ int sbp_open(const char *call, int dirfd, const char *path, int flags, unsigned 
 	const char *lex = path[0] ? lexical(dirfd, path, lexbuf, &lf) : NULL;
 	if (lex && !(lf & (SBP_PATH_DOTDOT | SBP_PATH_TRAILING)) && !no_openat2 && lexically_allowed(op, 0, lex)) {
 		/* The absolute path judged, not PATH: see sbp_check(). */
-		int fd = sys_openat2(AT_FDCWD, lex, flags, mode, RESOLVE_NO_SYMLINKS);
+		int fd = open_fast(lex, flags, mode);
 		if (fd >= 0) {
 			errno = saved;
 			return fd;

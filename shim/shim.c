@@ -162,6 +162,7 @@ void sbp_init(void)
 	} else {
 		p = load_alone();
 	}
+	sbp_cache_init();
 	__atomic_store_n(&sbp_pol, p, __ATOMIC_RELEASE);
 	__atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
 	initializing = false;
@@ -188,24 +189,35 @@ __attribute__((constructor(101))) static void sbp_ctor(void)
 
 /* Judge PATH, then evaluate EXPR with D and N naming where to act (the
  * original dirfd and path when there is nothing to judge), P the same as
- * one path, and PIN = AT_SYMLINK_NOFOLLOW when the final component was
- * judged as it is: a symlink swapped in after the check is then acted on
- * itself, never followed. */
+ * one path, T the target, and PIN = AT_SYMLINK_NOFOLLOW when the final
+ * component was judged as it is: a symlink swapped in after the check is
+ * then acted on itself, never followed.  A call through a kept pin that
+ * went stale is made again through a fresh one. */
 #define CHECKED(call_, op_, how_, dirfd_, path_, EXPR)                                   \
 	do {                                                                        \
 		struct sbp_target t_;                                               \
-		if (sbp_check(call_, op_, dirfd_, path_, how_, &t_) == SBP_CHECK_FAIL)   \
-			return -1;                                                  \
-		int D = t_.dirfd;                                                   \
-		const char *N = t_.name;                                            \
-		int PIN = t_.pinned ? AT_SYMLINK_NOFOLLOW : 0;                      \
-		(void)D, (void)N, (void)PIN;                                        \
-		char P_[PATH_MAX + 32];                                             \
-		const char *P = sbp_target_path(&t_, P_, sizeof(P_));               \
-		(void)P;                                                            \
-		int ret_ = (EXPR);                                                  \
-		sbp_target_done(&t_);                                               \
-		return ret_;                                                        \
+		int errno0_ = errno;                                                \
+		for (unsigned try_ = 0;; try_++) {                                  \
+			if (sbp_check(call_, op_, dirfd_, path_, (how_) | (try_ ? 0 : SBP_CACHED), &t_) == \
+			    SBP_CHECK_FAIL)                                         \
+				return -1;                                          \
+			int D = t_.dirfd;                                           \
+			const char *N = t_.name;                                    \
+			int PIN = t_.pinned ? AT_SYMLINK_NOFOLLOW : 0;              \
+			struct sbp_target *T = &t_;                                 \
+			(void)D, (void)N, (void)PIN, (void)T;                       \
+			char P_[PATH_MAX + 32];                                     \
+			const char *P = sbp_target_path(&t_, P_, sizeof(P_));       \
+			(void)P;                                                    \
+			int ret_ = (EXPR);                                          \
+			if (ret_ < 0 && sbp_cache_stale(&t_)) {                     \
+				sbp_target_done(&t_);                               \
+				errno = errno0_;                                    \
+				continue;                                           \
+			}                                                           \
+			sbp_target_done(&t_);                                       \
+			return ret_;                                                \
+		}                                                                   \
 	} while (0)
 
 /* Judge what descriptor FD_ refers to, then evaluate EXPR with FD: a
@@ -421,7 +433,7 @@ static void target_none(struct sbp_target *t)
 {
 	t->dirfd = AT_FDCWD;
 	t->name = NULL;
-	t->own_fd = t->own_fd2 = -1;
+	t->own_fd = t->own_fd2 = t->cached = -1;
 	t->pinned = false;
 	t->dirlen = 0;
 }
@@ -620,7 +632,8 @@ EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 
 EXPORT int rmdir(const char *path)
 {
-	CHECKED("rmdir", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path, real_unlinkat(D, N, AT_REMOVEDIR));
+	CHECKED("rmdir", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path,
+		(sbp_cache_note(T->abs), real_unlinkat(D, N, AT_REMOVEDIR)));
 }
 
 EXPORT int unlink(const char *path)
@@ -630,7 +643,8 @@ EXPORT int unlink(const char *path)
 
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
-	CHECKED("unlinkat", SBP_OP_WRITE, SBP_ENTRY, dirfd, path, real_unlinkat(D, N, flags));
+	CHECKED("unlinkat", SBP_OP_WRITE, SBP_ENTRY, dirfd, path,
+		((flags & AT_REMOVEDIR) ? sbp_cache_note(T->abs) : (void)0, real_unlinkat(D, N, flags)));
 }
 
 static int remove_at(int dirfd, const char *name)
@@ -644,20 +658,20 @@ static int remove_at(int dirfd, const char *name)
 
 EXPORT int remove(const char *path)
 {
-	CHECKED("remove", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path, remove_at(D, N));
+	CHECKED("remove", SBP_OP_WRITE, SBP_ENTRY, AT_FDCWD, path, (sbp_cache_note(T->abs), remove_at(D, N)));
 }
 
 /* Two paths: both are judged, both are acted on through their targets. */
 enum two_kind { TWO_RENAME, TWO_RENAME2, TWO_LINK };
 
-static int two_paths(const char *call, enum two_kind kind, int olddirfd, const char *oldpath,
-		     int newdirfd, const char *newpath, unsigned flags)
+static int two_paths_once(const char *call, enum two_kind kind, int olddirfd, const char *oldpath,
+			  int newdirfd, const char *newpath, unsigned flags, unsigned cache, bool *stale)
 {
 	struct sbp_target a, b;
-	unsigned old_how = SBP_SUBTREE | SBP_ENTRY, new_how = SBP_ENTRY;
+	unsigned old_how = SBP_SUBTREE | SBP_ENTRY | cache, new_how = SBP_ENTRY | cache;
 
 	if (kind == TWO_LINK)
-		old_how = (flags & AT_SYMLINK_FOLLOW) ? SBP_FOLLOW : 0;
+		old_how = ((flags & AT_SYMLINK_FOLLOW) ? SBP_FOLLOW : 0) | cache;
 	if (kind == TWO_RENAME2 && (flags & RENAME_EXCHANGE))
 		new_how |= SBP_SUBTREE;
 	/* A hard link gives a second name to the same file: the old name must
@@ -687,6 +701,11 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		return -1;
 	}
 	int r;
+	if (kind != TWO_LINK) {
+		/* Kept pins of what moves (or is replaced) go stale. */
+		sbp_cache_note(a.abs);
+		sbp_cache_note(b.abs);
+	}
 	switch (kind) {
 	case TWO_RENAME:
 		r = real_renameat(a.dirfd, a.name, b.dirfd, b.name);
@@ -699,9 +718,22 @@ static int two_paths(const char *call, enum two_kind kind, int olddirfd, const c
 		 * symlink swapped in since would point to. */
 		r = real_linkat(a.dirfd, a.name, b.dirfd, b.name, a.pinned ? (int)(flags & ~AT_SYMLINK_FOLLOW) : (int)flags);
 	}
+	*stale = r < 0 && (sbp_cache_stale(&a) || sbp_cache_stale(&b));
 	sbp_target_done(&a);
 	sbp_target_done(&b);
 	return r;
+}
+
+static int two_paths(const char *call, enum two_kind kind, int olddirfd, const char *oldpath, int newdirfd,
+		     const char *newpath, unsigned flags)
+{
+	int errno0 = errno;
+	bool stale = false;
+	int r = two_paths_once(call, kind, olddirfd, oldpath, newdirfd, newpath, flags, SBP_CACHED, &stale);
+	if (!stale)
+		return r;
+	errno = errno0;
+	return two_paths_once(call, kind, olddirfd, oldpath, newdirfd, newpath, flags, 0, &stale);
 }
 
 EXPORT int rename(const char *oldpath, const char *newpath)
@@ -1168,6 +1200,49 @@ static long raw_openat2(int dirfd, const char *path, const struct open_how *uhow
 	return fd;
 }
 
+/* --- descriptors the pin cache keeps ------------------------------------- */
+
+/* Before anything is closed or replaced, the pin cache lets go of kept
+ * descriptors in the range: a number the program reuses is never taken
+ * for one of ours.  Called before libc is looked up too (a constructor of
+ * another library closing something): the lookup comes first then. */
+#define REAL(name) (__builtin_expect(!real_##name, 0) ? (sbp_init(), real_##name) : real_##name)
+
+EXPORT int close(int fd)
+{
+	if (fd >= 0)
+		sbp_cache_forget((unsigned)fd, (unsigned)fd);
+	return REAL(close)(fd);
+}
+
+EXPORT int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	/* CLOSE_RANGE_CLOEXEC only marks them; kept ones are marked already. */
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		sbp_cache_forget(lo, hi);
+	return REAL(close_range)(lo, hi, flags);
+}
+
+EXPORT void closefrom(int lo)
+{
+	sbp_cache_forget(lo < 0 ? 0 : (unsigned)lo, ~0u);
+	REAL(closefrom)(lo);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	if (newfd >= 0 && newfd != oldfd)
+		sbp_cache_forget((unsigned)newfd, (unsigned)newfd);
+	return REAL(dup2)(oldfd, newfd);
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (newfd >= 0 && newfd != oldfd)
+		sbp_cache_forget((unsigned)newfd, (unsigned)newfd);
+	return REAL(dup3)(oldfd, newfd, flags);
+}
+
 /* Programs (and language runtimes) call file system calls through
  * syscall(2) too, by number; those the table wraps are judged the same way.
  * Inline system call instructions never come here: that is the kernel
@@ -1312,6 +1387,14 @@ EXPORT long syscall(long nr, ...)
 		return -1;
 	case SYS_bind:
 		return bind(I(0), (__CONST_SOCKADDR_ARG)(const struct sockaddr *)a[1], (socklen_t)a[2]);
+	case SYS_close:
+		return close(I(0));
+	case SYS_close_range:
+		return close_range((unsigned)a[0], (unsigned)a[1], I(2));
+	case SYS_dup2:
+		return dup2(I(0), I(1));
+	case SYS_dup3:
+		return dup3(I(0), I(1), I(2));
 	default:
 		break;
 	}

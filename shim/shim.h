@@ -28,6 +28,9 @@ enum {
 	SBP_PIN_FINAL = 4, /* the call takes only a path: pin the final component
 			      itself (/proc/self/fd/N of an O_PATH descriptor) */
 	SBP_ENTRY = 8,     /* the call makes or removes a directory entry */
+	SBP_CACHED = 16,   /* the parent may be a kept pin (pincache.c): the
+			      caller makes the call again through a fresh pin
+			      when sbp_cache_stale() says so */
 };
 
 /* Where the call then acts: NAME relative to DIRFD.  DIRFD may be a
@@ -38,7 +41,11 @@ struct sbp_target {
 	const char *name;
 	int own_fd;        /* to close after the call, or -1 */
 	int own_fd2;       /* the pinned final component (SBP_PIN_FINAL), or -1 */
+	int cached;        /* DIRFD is the kept pin in this cache slot, or -1 */
 	unsigned dirlen;   /* fast path: ABS[0..dirlen) is the directory DIRFD pins */
+	bool clear;        /* nothing is protected at or beneath DIRFD's
+			      directory: a SUBTREE query of NAME is its plain
+			      one (fast path only) */
 	bool pinned;       /* NAME was judged as it is now (not a symlink to follow):
 			      act on it with O_NOFOLLOW / AT_SYMLINK_NOFOLLOW */
 	char abs[PATH_MAX];  /* the path judged */
@@ -92,6 +99,33 @@ void sbp_report(const char *call, const struct sbp_query *q, const struct sbp_ve
 /* Report a refusal that concerns no path (a namespace, an ioctl): one
  * line "sbpreload: denied WHAT: REASON" and one log record. */
 void sbp_refuse(const char *call, const char *what, const char *reason);
+
+/* The pin cache (pincache.c). */
+#include <stdint.h>
+void sbp_cache_init(void);
+/* The journal's note count, read before pinning what is then kept. */
+uint64_t sbp_cache_seq(void);
+/* The kept pin of directory DIR[0..LEN) (an absolute path without symlinks),
+ * still good: its descriptor, with *SLOT referenced until
+ * sbp_cache_release(); or -1. */
+int sbp_cache_get(const char *dir, size_t len, int *slot);
+void sbp_cache_release(int slot);
+/* Nothing is protected at or beneath the kept directory (sbp_beneath_clear). */
+bool sbp_cache_clear(int slot);
+/* Keep a copy of PFD, the pin of DIR[0..LEN) made after journal note SEQ. */
+void sbp_cache_put(const char *dir, size_t len, int pfd, uint64_t seq);
+/* Note in the session's journal that ABS (NULL or "": any path) is about to
+ * be renamed or removed. */
+void sbp_cache_note(const char *abs);
+/* Descriptors LO..HI are about to be closed or replaced by the program. */
+void sbp_cache_forget(unsigned lo, unsigned hi);
+/* The call through T failed (errno): true when that is because its kept
+ * pin went stale (then it is dropped, errno kept, and the caller retries). */
+bool sbp_cache_stale(struct sbp_target *t);
+bool sbp_cache_stale_fd(int slot, int fd);
+/* An open missed the cache in DIR[0..LEN): whether to pin it now (it missed
+ * there lately too). */
+bool sbp_cache_wanted(const char *dir, size_t len);
 
 /* Raw system calls for the shim's own use, through libc's syscall() (never
  * our own hook of it). */

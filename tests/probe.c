@@ -838,6 +838,25 @@ __attribute__((no_sanitize("nonnull-attribute"))) static long call(int argc, cha
 		return 0;
 	}
 
+	/* descriptors (the shim only watches them for its own) */
+	if (IS("close", 1))
+		return close(fd_arg(a[0]));
+	if (IS("close_range", 3)) {
+		int lo = fd_arg(a[0]), hi = fd_arg(a[1]);
+		return close_range((unsigned)lo, (unsigned)hi, (int)flags(a[2]));
+	}
+	if (IS("closefrom", 1)) {
+		int lo = fd_arg(a[0]);
+		void_call = true;
+		errno = 0;
+		closefrom(lo);
+		return fcntl(lo, F_GETFD) < 0 && errno == EBADF ? (errno = 0, 0) : -1;
+	}
+	if (IS("dup2", 2))
+		return fd_result(dup2(fd_arg(a[0]), (int)number(a[1])));
+	if (IS("dup3", 3))
+		return fd_result(dup3(fd_arg(a[0]), (int)number(a[1]), (int)flags(a[2])));
+
 	/* namespaces, mounts, the terminal */
 	if (IS("unshare", 1))
 		return unshare((int)flags(a[0]));

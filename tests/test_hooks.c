@@ -813,6 +813,17 @@ static const struct row rows[] = {
 	 .msg = "write '{out}/file': " OUTSIDE},
 	{"updwtmpx", "{ws}/missing", VOID_ERR(ENOENT)},
 
+	/* --- descriptors: watched for the pins the shim keeps, never refused - */
+	{"close", "{ws}/file", OK},
+	{"close", "O_PATH:{out}/dir", OK},
+	{"close", "badfd", ERR(EBADF)},
+	{"close_range", "{ws}/file {out}/file 0", OK},
+	{"closefrom", "{ws}/file", OK},
+	{"dup2", "{ws}/file 200", FD},
+	{"dup2", "badfd 200", ERR(EBADF)},
+	{"dup3", "{out}/file 201 O_CLOEXEC", FD},
+	{"dup3", "{ws}/file 4096000 0", ERR(EBADF)},
+
 	/* --- namespaces, mounts, the terminal ------------------------------ */
 	{"unshare", "0", OK},
 	{"unshare", "CLONE_FILES", OK},
@@ -1474,6 +1485,19 @@ END_TEST
  * must not: a row that works would mean the refusal has a way around it). */
 static const char *const always_refused[] = {"setns", "mount", "fsopen", "open_tree", "move_mount"};
 
+/* Hooks that never refuse: they only let the shim forget descriptors it
+ * keeps before the program closes or replaces them (tests/test_programs.c
+ * shows what that prevents).  They have no row that is refused. */
+static const char *const never_refused[] = {"close", "close_range", "closefrom", "dup2", "dup3"};
+
+static bool is_never_refused(const char *name)
+{
+	for (size_t i = 0; i < sizeof(never_refused) / sizeof(never_refused[0]); i++)
+		if (!strcmp(never_refused[i], name))
+			return true;
+	return false;
+}
+
 static bool is_always_refused(const char *name)
 {
 	for (size_t i = 0; i < sizeof(always_refused) / sizeof(always_refused[0]); i++)
@@ -1502,6 +1526,10 @@ START_TEST(table_covers_registry)
 			ck_assert_msg(!allowed, "%s refuses every call, yet a row says it works", names[i]);
 			allowed = true;
 		}
+		if (is_never_refused(names[i])) {
+			ck_assert_msg(!denied, "%s never refuses, yet a row says it does", names[i]);
+			denied = true;
+		}
 		if (!allowed || !denied)
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), " %s(%s)", names[i],
 				 !allowed && !denied ? "no rows" : !allowed ? "no allowed row" : "no denied row");
@@ -1512,6 +1540,9 @@ START_TEST(table_covers_registry)
 	for (size_t i = 0; i < sizeof(always_refused) / sizeof(always_refused[0]); i++)
 		ck_assert_msg(listed(names, n, always_refused[i]), "always_refused: %s is not a hooked function",
 			      always_refused[i]);
+	for (size_t i = 0; i < sizeof(never_refused) / sizeof(never_refused[0]); i++)
+		ck_assert_msg(listed(names, n, never_refused[i]), "never_refused: %s is not a hooked function",
+			      never_refused[i]);
 }
 END_TEST
 

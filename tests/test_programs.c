@@ -133,6 +133,58 @@ START_TEST(t_move_dir_protected)
 }
 END_TEST
 
+/* --- the pin cache ----------------------------------------------------------- */
+
+/* The shim keeps the directories it pinned open for later calls
+ * (shim/pincache.c).  A kept directory that was moved or removed since is
+ * not acted in, whichever process of the session moved it; and descriptor
+ * numbers the program closes or overwrites are never taken for kept ones,
+ * even when they come back as a directory outside the writable paths. */
+static const char pin_script[] =
+	"import ctypes, os, sys\n"
+	"out = sys.argv[1]\n"
+	"def pins():\n"
+	"    return [int(n) for n in os.listdir('/proc/self/fd') if int(n) >= 256]\n"
+	"os.mkdir('a'); os.mkdir('a/p'); os.rmdir('a/p')\n"
+	"if not pins(): sys.exit(7)\n"
+	"os.rename('a', 'b'); os.mkdir('a'); os.mkdir('a/y')\n"
+	"if os.listdir('b') or not os.path.isdir('a/y'): sys.exit(8)\n"
+	"os.system('mv a c && mkdir a'); os.mkdir('a/z')\n"
+	"if os.listdir('c') != ['y'] or not os.path.isdir('a/z'): sys.exit(9)\n"
+	"os.system('rm -r a && mkdir a'); os.mkdir('a/w')\n"
+	"os.mkdir('a/p'); os.rmdir('a/p')\n"
+	"d = os.open(out, os.O_RDONLY | os.O_DIRECTORY)\n"
+	"for n in pins():\n"
+	"    if n != d: os.dup2(d, n)\n"
+	"os.mkdir('a/v')\n"
+	"os.mkdir('a/p'); os.rmdir('a/p')\n"
+	"for n in pins(): ctypes.CDLL(None).syscall(3, n)\n"
+	"os.mkdir('a/s')\n"
+	"os.mkdir('a/p'); os.rmdir('a/p')\n"
+	"os.closerange(3, 4096)\n"
+	"fds = [os.open(out, os.O_RDONLY | os.O_DIRECTORY) for i in range(700)]\n"
+	"os.mkdir('a/u')\n"
+	"open('a/f1', 'w').close(); open('a/f2', 'w').close(); os.rename('a/f2', 'a/f3')\n"
+	"print('done')\n";
+
+START_TEST(t_pin_cache)
+{
+	sbt_write(P("W", "pins.py"), pin_script);
+	ck_assert_int_eq(RUN(NULL, "python3 pins.py {O} && echo ok"), 0);
+	ck_assert_msg(strstr(r.out, "done"), "stdout: %s\nstderr: %s", r.out, r.err);
+	const char *in_a[] = {"w", "v", "s", "u", "f1", "f3"};
+	for (size_t i = 0; i < sizeof(in_a) / sizeof(in_a[0]); i++) {
+		char rel[16];
+		snprintf(rel, sizeof(rel), "a/%s", in_a[i]);
+		ck_assert_msg(sbt_exists(P("W", rel)), "%s is missing", rel);
+		ck_assert_msg(!sbt_exists(P("O", in_a[i])), "%s landed outside", in_a[i]);
+	}
+	ck_assert(sbt_exists(P("W", "c/y")));
+	ck_assert(!sbt_exists(P("W", "a/z")));
+	ck_assert(!sbt_exists(P("W", "a/f2")));
+}
+END_TEST
+
 START_TEST(t_python)
 {
 	ck_assert_int_eq(RUN(NULL, "python3 -c \"open('p.txt','w').write('ok')\""), 0);
@@ -518,6 +570,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, t_sh_redirect);
 	tcase_add_test(tc, t_cp_mv);
 	tcase_add_test(tc, t_move_dir_protected);
+	tcase_add_test(tc, t_pin_cache);
 	tcase_add_test(tc, t_python);
 	tcase_add_test(tc, t_git_fresh);
 	tcase_add_test(tc, t_git_existing);

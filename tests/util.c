@@ -1,3 +1,4 @@
+#include "journal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "journal.h"
 
 extern char **environ;
 
@@ -212,7 +214,15 @@ int sbt_exec(struct sbt_run *r, const char *cwd, bool shim, char *const extra[],
 int sbt_sh(struct sbt_run *r, const char *ini, const char *ws, const char *script)
 {
 	char *pol = sbt_policy_env(ini, ws);
-	char *extra[] = {pol, NULL};
+	/* A session's journal, as the launcher makes: the shim keeps its pins
+	 * (shim/pincache.c), so every test here runs through that cache. */
+	static char *journal;
+	static pid_t journal_pid;
+	if (!journal || journal_pid != getpid()) {
+		journal = sbp_journal_make();
+		journal_pid = getpid();
+	}
+	char *extra[] = {pol, journal, NULL};
 	char *argv[] = {"sh", "-c", (char *)script, NULL};
 	int s = sbt_exec(r, ws, true, extra, argv);
 	free(pol);

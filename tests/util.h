@@ -41,7 +41,8 @@ char *sbt_policy_env(const char *ini, const char *ws);
 int sbt_exec(struct sbt_run *r, const char *cwd, bool shim, char *const extra[], char *const argv[]);
 
 /* sh -c SCRIPT under the shim with policy INI (NULL = default) and
- * workspace WS (also the cwd). */
+ * workspace WS (also the cwd), sharing a session's journal as under the
+ * launcher (the shim keeps its pins). */
 int sbt_sh(struct sbt_run *r, const char *ini, const char *ws, const char *script);
 
 /* Run SUITE (Check's own summary line included); the exit status of a
