@@ -1490,18 +1490,11 @@ static const char *const always_refused[] = {"setns", "mount", "fsopen", "open_t
  * shows what that prevents).  They have no row that is refused. */
 static const char *const never_refused[] = {"close", "close_range", "closefrom", "dup2", "dup3"};
 
-static bool is_never_refused(const char *name)
+#define NAMED(list, name) named(list, sizeof(list) / sizeof(list[0]), name)
+static bool named(const char *const *list, size_t n, const char *name)
 {
-	for (size_t i = 0; i < sizeof(never_refused) / sizeof(never_refused[0]); i++)
-		if (!strcmp(never_refused[i], name))
-			return true;
-	return false;
-}
-
-static bool is_always_refused(const char *name)
-{
-	for (size_t i = 0; i < sizeof(always_refused) / sizeof(always_refused[0]); i++)
-		if (!strcmp(always_refused[i], name))
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
 			return true;
 	return false;
 }
@@ -1522,11 +1515,11 @@ START_TEST(table_covers_registry)
 			denied |= is_denied(&rows[k]);
 			allowed |= !is_denied(&rows[k]) && strstr(rows[k].result, " errno=0");
 		}
-		if (is_always_refused(names[i])) {
+		if (NAMED(always_refused, names[i])) {
 			ck_assert_msg(!allowed, "%s refuses every call, yet a row says it works", names[i]);
 			allowed = true;
 		}
-		if (is_never_refused(names[i])) {
+		if (NAMED(never_refused, names[i])) {
 			ck_assert_msg(!denied, "%s never refuses, yet a row says it does", names[i]);
 			denied = true;
 		}
